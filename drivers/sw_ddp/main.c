@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sw_ddp main: the module, `rdma link` types and device lifetime.
+ *
+ * `rdma link add NAME type sw_ddp netdev IF` creates an iWARP device that
+ * runs DDP over TCP on IF; type sw_ddp_sctp is reserved for the SCTP LLP.
+ * A device lives until `rdma link del`, removal of its netdev, or rmmod.
+ *
+ * Devices report RDMA_DRIVER_SIW for libsiw's sake, so ib_core's per-driver
+ * helpers (ib_unregister_driver(), ib_device_get_by_netdev()) would also
+ * find the kernel's siw devices, and siw's would find ours.  sw_ddp
+ * therefore keeps its own device list and does not hang its netdev on the
+ * ib_device with ib_device_set_netdev(); ib_core asks get_netdev instead.
+ */
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <kunit/visibility.h>
+#include <rdma/iw_cm.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sw_ddp.h"
+
+static LIST_HEAD(sw_ddp_devices);
+static DEFINE_MUTEX(sw_ddp_devices_lock);
+static struct workqueue_struct *sw_ddp_wq;
+
+static const char *const sw_ddp_llp_names[] = {
+	[SW_DDP_LLP_TCP] = "TCP",
+	[SW_DDP_LLP_SCTP] = "SCTP",
+};
+
+static struct sw_ddp_dev *sw_ddp_find_locked(const struct net_device *netdev,
+					     enum sw_ddp_llp llp)
+{
+	struct sw_ddp_dev *sdev;
+
+	lockdep_assert_held(&sw_ddp_devices_lock);
+	list_for_each_entry(sdev, &sw_ddp_devices, list)
+		if (sdev->netdev == netdev && sdev->llp == llp)
+			return sdev;
+	return NULL;
+}
+
+static void sw_ddp_unregister_work(struct work_struct *work)
+{
+	struct sw_ddp_dev *sdev =
+		container_of(work, struct sw_ddp_dev, unregister_work);
+
+	/* Frees sdev, work item included; the workqueue allows that. */
+	ib_unregister_device_and_put(&sdev->ibdev);
+}
+
+/* Unregister from a context that must not wait for it (netdev notifier). */
+static void sw_ddp_unregister_async(struct sw_ddp_dev *sdev)
+{
+	if (!ib_device_try_get(&sdev->ibdev))
+		return;		/* already on its way out */
+	if (!queue_work(sw_ddp_wq, &sdev->unregister_work))
+		ib_device_put(&sdev->ibdev);
+}
+
+/* ops.dealloc_driver: the last word on a device, after ib_core is done. */
+static void sw_ddp_dev_dealloc(struct ib_device *ibdev)
+{
+	struct sw_ddp_dev *sdev = to_sdev(ibdev);
+
+	mutex_lock(&sw_ddp_devices_lock);
+	list_del_init(&sdev->list);
+	mutex_unlock(&sw_ddp_devices_lock);
+
+	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+}
+
+static const struct ib_device_ops sw_ddp_lifetime_ops = {
+	.dealloc_driver = sw_ddp_dev_dealloc,
+};
+
+/* A modified EUI-64 from the netdev's MAC, as for IPv6 link-local. */
+VISIBLE_IF_KUNIT __be64 sw_ddp_node_guid(const struct net_device *netdev)
+{
+	u8 eui[8] = {};
+	__be64 guid;
+
+	if (netdev->addr_len == ETH_ALEN) {
+		memcpy(eui, netdev->dev_addr, 3);
+		memcpy(eui + 5, netdev->dev_addr + 3, 3);
+		eui[0] ^= 2;
+		eui[3] = 0xff;
+		eui[4] = 0xfe;
+	}
+	memcpy(&guid, eui, sizeof(guid));
+	return guid;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_node_guid);
+
+static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
+					   enum sw_ddp_llp llp)
+{
+	struct sw_ddp_dev *sdev = ib_alloc_device(sw_ddp_dev, ibdev);
+	struct ib_device *ibdev;
+
+	if (!sdev)
+		return NULL;
+
+	ibdev = &sdev->ibdev;
+	ibdev->node_type = RDMA_NODE_RNIC;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->node_guid = sw_ddp_node_guid(netdev);
+	snprintf(ibdev->node_desc, sizeof(ibdev->node_desc),
+		 "sw_ddp iWARP over %s", sw_ddp_llp_names[llp]);
+	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
+	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+	ib_set_device_ops(ibdev, &sw_ddp_dev_ops);
+	ib_set_device_ops(ibdev, &sw_ddp_lifetime_ops);
+
+	sdev->llp = llp;
+	sdev->netdev = netdev;
+	netdev_hold(netdev, &sdev->netdev_tracker, GFP_KERNEL);
+	sdev->port_state = sw_ddp_port_is_up(netdev) ? IB_PORT_ACTIVE :
+						       IB_PORT_DOWN;
+	atomic_set(&sdev->num_ucontext, 0);
+	atomic_set(&sdev->num_pd, 0);
+	INIT_LIST_HEAD(&sdev->list);
+	INIT_WORK(&sdev->unregister_work, sw_ddp_unregister_work);
+	return sdev;
+}
+
+/*
+ * Make a registered device visible to the netdev notifier.  The notifier
+ * cannot see a device before this, so catch a netdev that started going
+ * away meanwhile: its reg_state changes before NETDEV_UNREGISTER is sent.
+ */
+static int sw_ddp_dev_publish(struct sw_ddp_dev *sdev)
+{
+	struct net_device *netdev = sdev->netdev;
+	int err = 0;
+
+	mutex_lock(&sw_ddp_devices_lock);
+	if (sw_ddp_find_locked(netdev, sdev->llp))
+		err = -EEXIST;	/* lost a race with another link add */
+	else
+		list_add_tail(&sdev->list, &sw_ddp_devices);
+	mutex_unlock(&sw_ddp_devices_lock);
+
+	if (!err && READ_ONCE(netdev->reg_state) != NETREG_REGISTERED)
+		err = -ENODEV;
+	if (err)
+		ib_unregister_device(&sdev->ibdev);
+	return err;
+}
+
+static int sw_ddp_check_new(const char *name, struct net_device *netdev,
+			    enum sw_ddp_llp llp)
+{
+	struct ib_device *other;
+	bool dup;
+
+	if (netdev->type != ARPHRD_ETHER && netdev->type != ARPHRD_LOOPBACK) {
+		pr_warn("sw_ddp: %s: not an Ethernet or loopback device\n",
+			netdev->name);
+		return -EINVAL;
+	}
+
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_warn("sw_ddp: an RDMA device named %s exists\n", name);
+		return -EEXIST;
+	}
+
+	mutex_lock(&sw_ddp_devices_lock);
+	dup = sw_ddp_find_locked(netdev, llp);
+	mutex_unlock(&sw_ddp_devices_lock);
+	if (dup) {
+		pr_warn("sw_ddp: %s already has a sw_ddp %s device\n",
+			netdev->name, sw_ddp_llp_names[llp]);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+VISIBLE_IF_KUNIT int sw_ddp_newlink(const char *name, struct net_device *netdev,
+				    enum sw_ddp_llp llp)
+{
+	struct sw_ddp_dev *sdev;
+	int err;
+
+	err = sw_ddp_check_new(name, netdev, llp);
+	if (err)
+		return err;
+
+	sdev = sw_ddp_dev_alloc(netdev, llp);
+	if (!sdev)
+		return -ENOMEM;
+
+	err = ib_register_device(&sdev->ibdev, name, NULL);
+	if (err) {
+		ib_dealloc_device(&sdev->ibdev);
+		return err;
+	}
+
+	err = sw_ddp_dev_publish(sdev);
+	if (err)
+		return err;
+
+	ibdev_info(&sdev->ibdev, "iWARP over %s on %s\n",
+		   sw_ddp_llp_names[llp], netdev->name);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_newlink);
+
+static int sw_ddp_newlink_tcp(const char *name, struct net_device *netdev)
+{
+	return sw_ddp_newlink(name, netdev, SW_DDP_LLP_TCP);
+}
+
+static int sw_ddp_newlink_sctp(const char *name, struct net_device *netdev)
+{
+	pr_warn("sw_ddp: the SCTP LLP is not implemented yet\n");
+	return -EOPNOTSUPP;
+}
+
+static struct rdma_link_ops sw_ddp_tcp_link_ops = {
+	.type = "sw_ddp",
+	.newlink = sw_ddp_newlink_tcp,
+};
+
+static struct rdma_link_ops sw_ddp_sctp_link_ops = {
+	.type = "sw_ddp_sctp",
+	.newlink = sw_ddp_newlink_sctp,
+};
+
+static void sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &sdev->ibdev,
+		.element.port_num = SW_DDP_PORT,
+		.event = type,
+	};
+
+	ib_dispatch_event(&event);
+}
+
+static void sw_ddp_link_changed(struct sw_ddp_dev *sdev)
+{
+	enum ib_port_state state = sw_ddp_port_is_up(sdev->netdev) ?
+				   IB_PORT_ACTIVE : IB_PORT_DOWN;
+
+	if (state == sdev->port_state)
+		return;
+	sdev->port_state = state;
+	sw_ddp_port_event(sdev, state == IB_PORT_ACTIVE ?
+				IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+}
+
+static void sw_ddp_netdev_changed(struct sw_ddp_dev *sdev, unsigned long event)
+{
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		sw_ddp_link_changed(sdev);
+		break;
+	case NETDEV_CHANGEADDR:
+		sw_ddp_port_event(sdev, IB_EVENT_GID_CHANGE);
+		break;
+	case NETDEV_CHANGENAME:
+		strscpy(sdev->ibdev.iw_ifname, sdev->netdev->name,
+			sizeof(sdev->ibdev.iw_ifname));
+		break;
+	case NETDEV_UNREGISTER:
+		sw_ddp_unregister_async(sdev);
+		break;
+	}
+}
+
+static int sw_ddp_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
+	struct sw_ddp_dev *sdev;
+
+	ASSERT_RTNL();
+	mutex_lock(&sw_ddp_devices_lock);
+	list_for_each_entry(sdev, &sw_ddp_devices, list)
+		if (sdev->netdev == netdev)
+			sw_ddp_netdev_changed(sdev, event);
+	mutex_unlock(&sw_ddp_devices_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sw_ddp_netdev_nb = {
+	.notifier_call = sw_ddp_netdev_event,
+};
+
+/* Unregister every device still alive; used at module exit only. */
+static void sw_ddp_unregister_all(void)
+{
+	struct sw_ddp_dev *sdev;
+
+	for (;;) {
+		mutex_lock(&sw_ddp_devices_lock);
+		sdev = list_first_entry_or_null(&sw_ddp_devices,
+						struct sw_ddp_dev, list);
+		if (sdev)
+			get_device(&sdev->ibdev.dev);
+		mutex_unlock(&sw_ddp_devices_lock);
+		if (!sdev)
+			return;
+
+		/* Waits for any other unregistration; dealloc unlists it. */
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+	}
+}
+
+static int __init sw_ddp_init(void)
+{
+	int err;
+
+	sw_ddp_wq = alloc_workqueue("sw_ddp", WQ_UNBOUND, 0);
+	if (!sw_ddp_wq)
+		return -ENOMEM;
+
+	err = register_netdevice_notifier(&sw_ddp_netdev_nb);
+	if (err)
+		goto err_wq;
+
+	rdma_link_register(&sw_ddp_tcp_link_ops);
+	rdma_link_register(&sw_ddp_sctp_link_ops);
+	pr_info("sw_ddp: software iWARP RNIC loaded\n");
+	return 0;
+
+err_wq:
+	destroy_workqueue(sw_ddp_wq);
+	return err;
+}
+
+static void __exit sw_ddp_exit(void)
+{
+	/* No new devices once this returns: newlink runs under link_ops. */
+	rdma_link_unregister(&sw_ddp_sctp_link_ops);
+	rdma_link_unregister(&sw_ddp_tcp_link_ops);
+
+	unregister_netdevice_notifier(&sw_ddp_netdev_nb);
+	flush_workqueue(sw_ddp_wq);
+	sw_ddp_unregister_all();
+	destroy_workqueue(sw_ddp_wq);
+}
+
+module_init(sw_ddp_init);
+module_exit(sw_ddp_exit);
+
+MODULE_DESCRIPTION("sw_ddp: software iWARP RNIC (RDMAP/DDP over TCP-MPA and SCTP)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("sw_ddp");
+MODULE_ALIAS_RDMA_LINK("sw_ddp_sctp");

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`, guest side: KUnit suites and end-to-end tests.  Each check
+# writes a TAP line to $results/e2e.tap; KUnit results go to $results/kunit/.
+results=$1
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/devices.sh"
+
+kmemleak_clear
+
+# KUnit: the suites run when the test module loads.
+kunit_run() {
+	local d
+	insmod "$SW_DDP_KO" || return 1
+	insmod "$SW_DDP_KUNIT_KO" || return 1
+	mkdir -p "$results/kunit"
+	for d in /sys/kernel/debug/kunit/sw_ddp_*/; do
+		cp "$d/results" "$results/kunit/$(basename "$d").ktap" || return 1
+	done
+	ls "$results"/kunit/*.ktap && rmmod sw_ddp_kunit && rmmod sw_ddp
+}
+t "kunit: test module loads and runs" kunit_run
+
+devices_tests
+
+t "kmemleak: no leaks" kmemleak_none
+exit 0

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end checks of device lifetime: `rdma link add/del`, port state
+# following the netdev, netdev removal, rmmod, and cohabitation with siw.
+# Sourced by check.sh.
+
+dev_exists() { rdma dev show "$1" >/dev/null 2>&1; }
+dev_gone() { ! dev_exists "$1"; }
+
+# port_is NETNS DEV STATE: `rdma link` and ibv_devinfo both report STATE.
+port_is() {
+	ip netns exec "$1" rdma link show "$2/1" | grep -q "state $3 " &&
+		ibv_devinfo -d "$2" | grep -q "state:.*PORT_$3"
+}
+
+link_add_tcp() {
+	in_h1 rdma link add d1 type sw_ddp netdev va &&
+		in_h1 rdma link show d1/1 | tee /dev/stderr | grep -q "netdev va"
+}
+
+devinfo_iwarp() {
+	ibv_devices | grep -w d1 &&
+		ibv_devinfo -d d1 | tee /dev/stderr | grep -q "transport:.*iWARP" &&
+		ibv_devinfo -v -d d1 | grep -q "max_pd:" &&
+		rdma dev show d1 | grep -q "node_type rnic"
+}
+
+# The port follows va's own state and its carrier (the peer vb's state),
+# and each change reaches verbs users as an async event.
+port_follows_link() {
+	local log=$TMPDIR/async.log pid ok=0
+	stdbuf -oL ibv_asyncwatch -d d1 > "$log" 2>&1 &
+	pid=$!
+	sleep 1
+	ip -n h1 link set va down && retry 5 port_is h1 d1 DOWN &&
+		ip -n h1 link set va up && retry 5 port_is h1 d1 ACTIVE &&
+		ip -n h2 link set vb down && retry 5 port_is h1 d1 DOWN &&
+		ip -n h2 link set vb up && retry 5 port_is h1 d1 ACTIVE && ok=1
+	sleep 1
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	cat "$log"
+	[ $ok = 1 ] && [ "$(grep -c 'IBV_EVENT_PORT_ERR' "$log")" = 2 ] &&
+		[ "$(grep -c 'IBV_EVENT_PORT_ACTIVE' "$log")" = 2 ]
+}
+
+# A refused `rdma link add` says why and leaves no device behind.
+refused() {
+	local why=$1 before out
+	shift
+	before=$(rdma dev show)
+	out=$("$@" 2>&1) && { echo "unexpectedly succeeded"; return 1; }
+	echo "$out"
+	echo "$out" | grep -qi "$why" && [ "$(rdma dev show)" = "$before" ]
+}
+
+# Deleting vb deletes its veth peer va too: both devices must go.
+netdev_removal() {
+	ip -n h2 link del vb && retry 10 dev_gone d2 && retry 10 dev_gone d1
+}
+
+netns_removal() { ip netns del h1 && retry 10 dev_gone d1; }
+
+rmmod_removal() { rmmod sw_ddp && dev_gone d1 && dev_gone d2; }
+
+devices_tests() {
+	t "module loads" insmod "$SW_DDP_KO"
+	netns_up
+	t "link add: sw_ddp on va" link_add_tcp
+	t "device is iWARP in ibv_devices/ibv_devinfo" devinfo_iwarp
+	t "port is ACTIVE with the link up" port_is h1 d1 ACTIVE
+	t "port follows link state, with async events" port_follows_link
+	t "link add: unknown netdev refused" \
+		refused "no such device" in_h1 rdma link add dx type sw_ddp netdev nosuch
+	t "link add: duplicate name refused" \
+		refused "exists" in_h2 rdma link add d1 type sw_ddp netdev vb
+	t "link add: second device on a netdev refused" \
+		refused "exists" in_h1 rdma link add d9 type sw_ddp netdev va
+	t "link add: sw_ddp_sctp reserved, refused" \
+		refused "not supported" in_h1 rdma link add d9 type sw_ddp_sctp netdev va
+	t "link del removes the device" in_h1 rdma link del d1
+	t "  and it is gone" dev_gone d1
+
+	in_h1 rdma link add d1 type sw_ddp netdev va
+	in_h2 rdma link add d2 type sw_ddp netdev vb
+	t "netdev removal removes its device" netdev_removal
+	netns_down
+
+	netns_up
+	in_h1 rdma link add d1 type sw_ddp netdev va
+	t "netns deletion removes its devices" netns_removal
+	netns_down
+
+	netns_up
+	in_h1 rdma link add d1 type sw_ddp netdev va
+	in_h2 rdma link add d2 type sw_ddp netdev vb
+	t "rmmod removes all devices" rmmod_removal
+	t "module reloads" insmod "$SW_DDP_KO"
+
+	siw_cohabits
+	netns_down
+	rmmod sw_ddp 2>/dev/null
+}
+
+# siw shares our driver id (for libsiw), so this checks that neither driver
+# mistakes the other's devices for its own on netdev events.
+siw_cohabits() {
+	t "siw loads beside sw_ddp" insmod "$SIW_KO"
+	in_h1 rdma link add d1 type sw_ddp netdev va
+	in_h2 rdma link add s2 type siw netdev vb
+	t "sw_ddp and siw devices side by side" side_by_side
+	t "link toggles with both drivers loaded" toggle_both
+	in_h2 rdma link del s2
+	t "siw unloads" rmmod siw
+}
+
+side_by_side() { dev_exists d1 && dev_exists s2; }
+
+toggle_both() {
+	ip -n h1 link set va down && ip -n h2 link set vb down &&
+		ip -n h1 link set va up && ip -n h2 link set vb up &&
+		retry 5 port_is h1 d1 ACTIVE && retry 5 port_is h2 s2 ACTIVE
+}

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for guest test scripts: TAP output, the two-host topology and
+# module paths.  Sourced, not run.
+
+top=$SW_DDP_TOP
+kdir=$SW_DDP_KDIR
+SW_DDP_KO=$top/drivers/sw_ddp/sw_ddp.ko
+SW_DDP_KUNIT_KO=$top/kunit/sw_ddp_kunit.ko
+SIW_KO=$kdir/drivers/infiniband/sw/siw/siw.ko
+
+tap=$results/e2e.tap
+: > "$tap"
+
+# t NAME CMD...: run one check; its output goes to the log, its verdict to TAP.
+t() {
+	local name=$1 out
+	shift
+	echo "=== $name"
+	if out=$("$@" 2>&1); then
+		echo "ok - $name" >> "$tap"
+		echo "$out"
+		echo "--- ok"
+	else
+		echo "not ok - $name" >> "$tap"
+		echo "$out"
+		echo "--- FAILED"
+	fi
+}
+
+# fails CMD...: succeed only if CMD fails.
+fails() { ! "$@"; }
+
+# retry SECONDS CMD...: poll CMD until it succeeds or time runs out.
+retry() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.2
+	done
+}
+
+# Two hosts, h1 (192.0.2.1 on va) and h2 (192.0.2.2 on vb), joined by veth.
+netns_up() {
+	ip netns add h1
+	ip netns add h2
+	ip link add va netns h1 type veth peer name vb netns h2
+	ip -n h1 addr add 192.0.2.1/24 dev va
+	ip -n h2 addr add 192.0.2.2/24 dev vb
+	ip -n h1 -6 addr add 2001:db8::1/64 dev va nodad
+	ip -n h2 -6 addr add 2001:db8::2/64 dev vb nodad
+	ip -n h1 link set va mtu 65000 up
+	ip -n h2 link set vb mtu 65000 up
+	ip -n h1 link set lo up
+	ip -n h2 link set lo up
+}
+
+netns_down() {
+	ip netns del h1 2>/dev/null
+	ip netns del h2 2>/dev/null
+	true
+}
+
+in_h1() { ip netns exec h1 "$@"; }
+in_h2() { ip netns exec h2 "$@"; }
+
+# A kernel-log marker, so a test can look only at what it caused.
+klog_mark() { echo "sw_ddp-test: $*" > /dev/kmsg; }
+
+kmemleak_clear() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	echo scan > /sys/kernel/debug/kmemleak
+	echo clear > /sys/kernel/debug/kmemleak
+}
+
+# kmemleak_none: no leak reported since the last kmemleak_clear.
+kmemleak_none() {
+	local f=/sys/kernel/debug/kmemleak
+	[ -w $f ] || { echo "kmemleak not available"; return 1; }
+	echo scan > $f
+	sleep 1
+	echo scan > $f
+	! grep -q . $f || { cat $f; return 1; }
+}
