@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make demo`, guest side.  Commands are echoed, as a user would type them.
+results=$1
+. "$(dirname "$0")/lib.sh"
+set -e
+
+run() { echo "# $*"; "$@"; echo; }
+
+run insmod "$SW_DDP_KO"
+netns_up
+echo "Two hosts: h1 (192.0.2.1 on va) and h2 (192.0.2.2 on vb), veth, MTU 65000."
+echo
+run ip netns exec h1 rdma link add d1 type sw_ddp netdev va
+run ip netns exec h2 rdma link add d2 type sw_ddp netdev vb
+run ip netns exec h1 rdma link show
+run ibv_devices
+run ibv_devinfo -d d1
+
+echo "ib_write_bw over sw_ddp: not yet; the TCP data path is not written."
