@@ -37,8 +37,9 @@ typedef __u64 u64;
 typedef __s16 s16;
 typedef __s32 s32;
 
+/* User space builds define __packed on the command line (tools/Makefile). */
 #ifndef __packed
-#define __packed __attribute__((__packed__))
+#error "define __packed as the compiler's packed attribute"
 #endif
 #endif
 
