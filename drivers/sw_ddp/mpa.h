@@ -11,6 +11,8 @@
 #include <sw_ddp/mpa.h>
 #include <sw_ddp/rdmap.h>
 
+#include "llp.h"
+
 /*
  * Where an FPDU sits in its TCP stream.  Markers, when the peer asked
  * for them, lie at every TCP sequence number marker_base + n * 512,
@@ -51,5 +53,56 @@ int mpa_rr_build(u8 *out, u32 size, const struct mpa_rr_info *info,
 		 bool reply);
 struct sw_ddp_term_err mpa_rr_validate(const u8 *frame, u32 len, bool reply,
 				       struct mpa_rr_info *info);
+
+/*
+ * Receive framing (mpa_rx.c).  The LLP hands arriving stream octets over
+ * as a struct mpa_rx_in: read() copies the next octets and advances.
+ */
+struct mpa_rx_in {
+	int (*read)(struct mpa_rx_in *in, void *dst, u32 len);
+	u32 avail;
+};
+
+/* The longest header the layer above may ask for (DDP + RDMAP Read Request) */
+#define MPA_RX_HDR_MAX	48
+/* ULPDU_Length, DDP control, RDMAP control: enough to size the header */
+#define MPA_RX_CTRL_END	(MPA_ULPDU_LEN_SIZE + 2)
+
+enum mpa_rx_state {
+	MPA_RX_HDR,		/* ULPDU_Length and DDP header */
+	MPA_RX_PAYLOAD,		/* pulled by the layer above */
+	MPA_RX_TRAILER,		/* PAD and CRC */
+};
+
+struct mpa_rx {
+	const struct sw_ddp_rx_ops *ops;
+	void *upper;
+	struct sw_ddp_rx_src src;	/* what the layer above pulls from */
+	struct mpa_rx_in *in;		/* during mpa_rx_feed() only */
+
+	bool crc;
+	bool markers;
+	u32 marker_base;
+	u32 seq;			/* of the next octet */
+
+	enum mpa_rx_state state;
+	u32 fpdu_off;			/* octets of this FPDU so far */
+	u32 hdr_off;			/* MPA_MARKER_SIZE if a marker led */
+	u32 have, need;			/* header or trailer octets */
+	u16 ulpdu_len;
+	u32 left;			/* payload octets to come */
+	u32 pulled, pulled_max;		/* in the current payload() call */
+	u32 crc_acc;
+	u32 marker_have;
+	struct mpa_marker marker;
+	u8 hdr[MPA_ULPDU_LEN_SIZE + MPA_RX_HDR_MAX];
+	u8 trailer[MPA_ALIGN - 1 + MPA_CRC_SIZE];
+	struct sw_ddp_term_err err;	/* sticky */
+};
+
+void mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
+		 void *upper, bool crc, bool markers, u32 seq);
+struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in);
+bool mpa_rx_idle(const struct mpa_rx *rx);
 
 #endif /* SW_DDP_MPA_H */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Lower Layer Protocol interface: all that DDP sees of its transport.
+ *
+ * An LLP endpoint carries one DDP stream (RFC 5041 §1.3): a TCP connection
+ * framed by MPA (llp_tcp.c, mpa.c) or a stream of an SCTP association
+ * (llp_sctp.c).  DDP calls down through struct sw_ddp_llp_ops; the LLP calls
+ * up through the ddp_rx_* functions declared at the end, and knows nothing
+ * of STags, queues or RDMAP beyond the header length DDP tells it.
+ */
+#ifndef SW_DDP_LLP_H
+#define SW_DDP_LLP_H
+
+#include <linux/types.h>
+#include <linux/uio.h>
+#include <sw_ddp/rdmap.h>
+
+struct sw_ddp_llp;
+struct sw_ddp_qp;
+
+/*
+ * Where the payload of an arriving segment comes from.  ddp.c pulls it
+ * straight into the target memory with copy(), in order, chunk by chunk;
+ * the LLP skips markers and feeds its CRC as the bytes go by.  copy()
+ * returns the bytes copied (all of len) or a negative errno.
+ */
+struct sw_ddp_rx_src {
+	int (*copy)(struct sw_ddp_rx_src *src, void *dst, unsigned int len);
+};
+
+struct sw_ddp_llp_ops {
+	/*
+	 * Largest DDP segment, header included, the LLP carries whole: the
+	 * MULPDU for MPA (RFC 5044 §6.1), the maximum DDP segment size for
+	 * SCTP (RFC 5043 §9).  May change with the path MTU; DDP reads it
+	 * before building each segment.
+	 */
+	u32 (*max_segment)(struct sw_ddp_llp *llp);
+
+	/*
+	 * Send one DDP segment: hdr_len header octets, then the payload in
+	 * @payload (consumed).  Runs in process context and may sleep until
+	 * the socket takes the whole segment; returns 0 or a negative errno
+	 * once the stream is unusable.
+	 */
+	int (*send_segment)(struct sw_ddp_llp *llp, const void *hdr,
+			    unsigned int hdr_len, struct iov_iter *payload);
+
+	/* Gracefully (abortive == false) or abortively end the stream. */
+	void (*close)(struct sw_ddp_llp *llp, bool abortive);
+};
+
+struct sw_ddp_llp {
+	const struct sw_ddp_llp_ops *ops;
+	struct sw_ddp_qp *qp;
+};
+
+/*
+ * The receive upcalls: what an LLP calls, in this order for each segment,
+ * on the layer above it (ddp.c; a test sink in KUnit).  @upper is the
+ * context the LLP was given.  Each returns SW_DDP_TERM_OK or the error a
+ * Terminate must carry; after an error the LLP delivers nothing more.
+ *
+ * Payload may be placed before the LLP has checked the segment's CRC:
+ * the header checks of begin() bound every write to the target buffer,
+ * and a CRC error ends the stream before the message can complete, so a
+ * consumer never sees the data: a ULP buffer's contents are undefined
+ * until its message completes.
+ */
+struct sw_ddp_rx_ops {
+	/*
+	 * Octets of header to gather, judged from the segment's first two
+	 * (DDP control and RDMAP control); the LLP passes them whole to
+	 * begin().  At least 2.
+	 */
+	unsigned int (*hdr_len)(void *upper, const u8 *ctrl);
+
+	struct sw_ddp_term_err (*begin)(void *upper, const void *hdr,
+					unsigned int hdr_len, u32 payload_len);
+
+	/*
+	 * @len octets of payload, to be pulled from @src in order; called
+	 * as often as the LLP needs, summing to begin()'s payload_len.
+	 */
+	struct sw_ddp_term_err (*payload)(void *upper,
+					  struct sw_ddp_rx_src *src, u32 len);
+
+	/* The segment is whole and, where negotiated, its CRC is good. */
+	struct sw_ddp_term_err (*end)(void *upper);
+};
+
+#endif /* SW_DDP_LLP_H */

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MPA receive framing (RFC 5044): turn a TCP byte stream, arriving in
+ * pieces of any size, into DDP segments for the layer above.
+ *
+ * Octets are consumed exactly once, straight from the socket's buffers:
+ * the ULPDU_Length and DDP header are gathered into a small buffer, the
+ * payload is pulled by the layer above directly into its target memory,
+ * markers are checked and skipped wherever they fall, and the CRC runs
+ * over everything as it goes by.  The same walk as mpa_fpdu_validate(),
+ * but resumable at any octet.
+ */
+#include <linux/crc32c.h>
+#include <linux/module.h>
+#include <kunit/visibility.h>
+
+#include "mpa.h"
+
+static bool mpa_rx_failed(const struct mpa_rx *rx)
+{
+	return !sw_ddp_term_err_ok(rx->err);
+}
+
+/*
+ * Read @len octets of the stream into @dst.  All of an FPDU but its CRC
+ * field counts for the CRC (RFC 5044 "CRC Calculation"), markers too.
+ */
+static int mpa_rx_read(struct mpa_rx *rx, void *dst, u32 len, bool sum)
+{
+	int err = rx->in->read(rx->in, dst, len);
+
+	if (err)
+		return err;
+	if (rx->crc && sum)
+		rx->crc_acc = crc32c(rx->crc_acc, dst, len);
+	rx->in->avail -= len;
+	rx->seq += len;
+	rx->fpdu_off += len;
+	return 0;
+}
+
+/* sw_ddp_rx_src.copy: how the layer above pulls payload. */
+static int mpa_rx_src_copy(struct sw_ddp_rx_src *src, void *dst,
+			   unsigned int len)
+{
+	struct mpa_rx *rx = container_of(src, struct mpa_rx, src);
+
+	if (len > rx->pulled_max - rx->pulled)
+		return -EINVAL;
+	rx->pulled += len;
+	return mpa_rx_read(rx, dst, len, true);
+}
+
+/* Octets until the next marker position, or U32_MAX without markers. */
+static u32 mpa_rx_to_marker(const struct mpa_rx *rx)
+{
+	if (!rx->markers)
+		return U32_MAX;
+	return mpa_marker_offset(rx->marker_base, rx->seq);
+}
+
+static void mpa_rx_start_fpdu(struct mpa_rx *rx)
+{
+	rx->state = MPA_RX_HDR;
+	rx->fpdu_off = 0;
+	rx->hdr_off = 0;
+	rx->have = 0;
+	rx->need = MPA_RX_CTRL_END;	/* ULPDU_Length, both controls */
+	rx->crc_acc = ~0U;
+}
+
+/*
+ * RFC 5044 "Marker Format": FPDUPTR is the distance back to this FPDU's
+ * ULPDU_Length, or zero for a marker that starts the FPDU.
+ */
+static void mpa_rx_marker(struct mpa_rx *rx)
+{
+	struct mpa_marker *m = &rx->marker;
+	u32 n = min(rx->in->avail, MPA_MARKER_SIZE - rx->marker_have);
+	u32 off = rx->fpdu_off - rx->marker_have;
+
+	if (mpa_rx_read(rx, (u8 *)m + rx->marker_have, n, true)) {
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	rx->marker_have += n;
+	if (rx->marker_have < MPA_MARKER_SIZE)
+		return;
+
+	rx->marker_have = 0;
+	if (!off)
+		rx->hdr_off = MPA_MARKER_SIZE;
+	if (mpa_marker_fpduptr(m) != (off ? off - rx->hdr_off : 0))
+		rx->err = MPA_ERR_MARKER;
+}
+
+/* Header gathered: the layer above checks it and readies placement. */
+static void mpa_rx_begin(struct mpa_rx *rx)
+{
+	u32 hdr_len = rx->need - MPA_ULPDU_LEN_SIZE;
+
+	rx->left = rx->ulpdu_len - hdr_len;
+	rx->err = rx->ops->begin(rx->upper, rx->hdr + MPA_ULPDU_LEN_SIZE,
+				 hdr_len, rx->left);
+	rx->state = MPA_RX_PAYLOAD;
+}
+
+/*
+ * The first four octets tell the FPDU's ULPDU_Length and, from the DDP
+ * and RDMAP control octets, how much header follows.
+ */
+static void mpa_rx_size_hdr(struct mpa_rx *rx)
+{
+	u32 hdr_len;
+
+	rx->ulpdu_len = mpa_fpdu_ulpdu_len((struct mpa_fpdu_hdr *)rx->hdr);
+	hdr_len = rx->ops->hdr_len(rx->upper, rx->hdr + MPA_ULPDU_LEN_SIZE);
+	if (hdr_len > MPA_RX_HDR_MAX || hdr_len < MPA_RX_CTRL_END - 2) {
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	/* RFC 5041 §4: a DDP segment is at least its header */
+	if (hdr_len > rx->ulpdu_len) {
+		rx->err = DDP_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	rx->need = MPA_ULPDU_LEN_SIZE + hdr_len;
+}
+
+static void mpa_rx_hdr(struct mpa_rx *rx, u32 n)
+{
+	n = min(n, rx->need - rx->have);
+	if (mpa_rx_read(rx, rx->hdr + rx->have, n, true)) {
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	rx->have += n;
+	if (rx->have < rx->need)
+		return;
+	if (rx->need == MPA_RX_CTRL_END) {
+		mpa_rx_size_hdr(rx);
+		if (mpa_rx_failed(rx) || rx->have < rx->need)
+			return;
+	}
+	mpa_rx_begin(rx);
+}
+
+static void mpa_rx_payload(struct mpa_rx *rx, u32 n)
+{
+	n = min(n, rx->left);
+	rx->pulled = 0;
+	rx->pulled_max = n;
+	rx->err = rx->ops->payload(rx->upper, &rx->src, n);
+	if (mpa_rx_failed(rx))
+		return;
+	/* The layer above must take exactly what it was offered. */
+	if (rx->pulled != n) {
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	rx->left -= n;
+}
+
+static void mpa_rx_end(struct mpa_rx *rx)
+{
+	u32 pad = mpa_pad_len(rx->ulpdu_len);
+	__le32 crc;
+
+	/* RFC 5044 "CRC Calculation": checked only where negotiated */
+	memcpy(&crc, rx->trailer + pad, sizeof(crc));
+	if (rx->crc && le32_to_cpu(crc) != ~rx->crc_acc) {
+		rx->err = MPA_ERR_CRC;
+		return;
+	}
+	rx->err = rx->ops->end(rx->upper);
+	mpa_rx_start_fpdu(rx);
+}
+
+/* PAD, then the CRC field. */
+static void mpa_rx_trailer(struct mpa_rx *rx, u32 n)
+{
+	u32 pad = mpa_pad_len(rx->ulpdu_len);
+	bool in_pad = rx->have < pad;
+
+	n = min(n, (in_pad ? pad : pad + MPA_CRC_SIZE) - rx->have);
+	if (mpa_rx_read(rx, rx->trailer + rx->have, n, in_pad)) {
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	rx->have += n;
+	if (rx->have == pad + MPA_CRC_SIZE)
+		mpa_rx_end(rx);
+}
+
+/* One step: a marker, or FPDU octets up to the next marker. */
+static void mpa_rx_step(struct mpa_rx *rx)
+{
+	u32 n;
+
+	if (rx->marker_have || !mpa_rx_to_marker(rx)) {
+		mpa_rx_marker(rx);
+		return;
+	}
+	n = min(rx->in->avail, mpa_rx_to_marker(rx));
+
+	switch (rx->state) {
+	case MPA_RX_HDR:
+		mpa_rx_hdr(rx, n);
+		break;
+	case MPA_RX_PAYLOAD:
+		if (rx->left)
+			mpa_rx_payload(rx, n);
+		if (!mpa_rx_failed(rx) && !rx->left) {
+			rx->state = MPA_RX_TRAILER;
+			rx->have = 0;
+		}
+		break;
+	case MPA_RX_TRAILER:
+		mpa_rx_trailer(rx, n);
+		break;
+	}
+}
+
+/**
+ * mpa_rx_init() - set up the receive side of an MPA stream
+ * @rx: state to initialise
+ * @ops: the layer above
+ * @upper: its context
+ * @crc: CRCs were negotiated
+ * @markers: this side asked for markers (M bit of our frame)
+ * @seq: sequence number of the first FPDU octet to arrive; markers, when
+ *	 on, lie at @seq + n * 512 (RFC 5044 "MPA Markers")
+ */
+void mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
+		 void *upper, bool crc, bool markers, u32 seq)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->ops = ops;
+	rx->upper = upper;
+	rx->crc = crc;
+	rx->markers = markers;
+	rx->marker_base = seq;
+	rx->seq = seq;
+	rx->src.copy = mpa_rx_src_copy;
+	rx->err = SW_DDP_TERM_OK;
+	mpa_rx_start_fpdu(rx);
+}
+EXPORT_SYMBOL_IF_KUNIT(mpa_rx_init);
+
+/**
+ * mpa_rx_feed() - consume arriving stream octets
+ * @rx: the stream
+ * @in: the octets; all of them are consumed unless an error stops it
+ *
+ * Return: SW_DDP_TERM_OK, or the first error: from the framing (MPA
+ * layer) or from the layer above.  Errors are sticky.
+ */
+struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
+{
+	rx->in = in;
+	while (in->avail && !mpa_rx_failed(rx))
+		mpa_rx_step(rx);
+	rx->in = NULL;
+	return rx->err;
+}
+EXPORT_SYMBOL_IF_KUNIT(mpa_rx_feed);
+
+/* An FPDU cut short by the end of the stream (RFC 5044 "Connection lost") */
+bool mpa_rx_idle(const struct mpa_rx *rx)
+{
+	return rx->state == MPA_RX_HDR && !rx->fpdu_off;
+}
+EXPORT_SYMBOL_IF_KUNIT(mpa_rx_idle);

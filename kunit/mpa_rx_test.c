@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the streaming MPA receiver (mpa_rx.c).  Streams are built from
+ * FPDUs framed by mpa_fpdu_build(), itself proven by known answers in
+ * mpa_test.c, then fed in pieces of every awkward size; the segments that
+ * come out must be the ones that went in.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "mpa.h"
+
+#define STREAM_MAX	16384
+#define SEGS_MAX	16
+
+struct sink {
+	u8 payload[STREAM_MAX];
+	u32 payload_len;
+	u8 hdr[SEGS_MAX][MPA_RX_HDR_MAX];
+	u32 hdr_len[SEGS_MAX];
+	u32 begun, ended;
+	struct sw_ddp_term_err begin_err;
+};
+
+/* A flat buffer as stream input. */
+struct flat_in {
+	struct mpa_rx_in in;
+	const u8 *pos;
+};
+
+static int flat_read(struct mpa_rx_in *in, void *dst, u32 len)
+{
+	struct flat_in *f = container_of(in, struct flat_in, in);
+
+	memcpy(dst, f->pos, len);
+	f->pos += len;
+	return 0;
+}
+
+static unsigned int sink_hdr_len(void *upper, const u8 *ctrl)
+{
+	return ddp_hdr_len(ctrl[0]);
+}
+
+static struct sw_ddp_term_err sink_begin(void *upper, const void *hdr,
+					 unsigned int hdr_len, u32 payload_len)
+{
+	struct sink *s = upper;
+
+	if (s->begun < SEGS_MAX) {
+		memcpy(s->hdr[s->begun], hdr, hdr_len);
+		s->hdr_len[s->begun] = hdr_len;
+	}
+	s->begun++;
+	return s->begin_err;
+}
+
+static struct sw_ddp_term_err sink_payload(void *upper,
+					   struct sw_ddp_rx_src *src, u32 len)
+{
+	struct sink *s = upper;
+
+	/* Pull in two pieces, as placement across a page boundary would. */
+	u32 first = len / 2;
+
+	if (s->payload_len + len > STREAM_MAX ||
+	    src->copy(src, s->payload + s->payload_len, first) ||
+	    src->copy(src, s->payload + s->payload_len + first, len - first))
+		return MPA_ERR_LOCAL_CATASTROPHIC;
+	s->payload_len += len;
+	return SW_DDP_TERM_OK;
+}
+
+static struct sw_ddp_term_err sink_end(void *upper)
+{
+	((struct sink *)upper)->ended++;
+	return SW_DDP_TERM_OK;
+}
+
+static const struct sw_ddp_rx_ops sink_ops = {
+	.hdr_len = sink_hdr_len,
+	.begin = sink_begin,
+	.payload = sink_payload,
+	.end = sink_end,
+};
+
+static void expect_err(struct kunit *test, struct sw_ddp_term_err got,
+		       struct sw_ddp_term_err want)
+{
+	KUNIT_EXPECT_EQ(test, got.layer, want.layer);
+	KUNIT_EXPECT_EQ(test, got.etype, want.etype);
+	KUNIT_EXPECT_EQ(test, got.ecode, want.ecode);
+}
+
+struct stream {
+	u8 wire[STREAM_MAX];
+	u32 len;
+	u8 payload[STREAM_MAX];		/* what the sink should see */
+	u32 payload_len;
+	struct mpa_fpdu_cfg cfg;
+};
+
+/* Append one untagged segment (header + patterned payload) as an FPDU. */
+static void stream_add(struct kunit *test, struct stream *st, u32 plen,
+		       bool last)
+{
+	u8 *ulpdu = kunit_kzalloc(test, DDP_UNTAGGED_HDR_LEN + plen,
+				  GFP_KERNEL);
+	struct ddp_untagged_fields f = { .qn = 0, .msn = 1, .mo = 0 };
+	struct ddp_untagged_hdr *h = (void *)ulpdu;
+	u32 i;
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	ddp_untagged_hdr_init(h, last, &f);
+	for (i = 0; i < plen; i++) {
+		ulpdu[DDP_UNTAGGED_HDR_LEN + i] = (u8)(st->payload_len + i * 7);
+		st->payload[st->payload_len + i] = ulpdu[DDP_UNTAGGED_HDR_LEN + i];
+	}
+	st->payload_len += plen;
+
+	st->cfg.seq = st->cfg.marker_base + st->len;
+	n = mpa_fpdu_build(st->wire + st->len, STREAM_MAX - st->len, ulpdu,
+			   DDP_UNTAGGED_HDR_LEN + plen, &st->cfg);
+	KUNIT_ASSERT_GT(test, n, 0);
+	st->len += n;
+}
+
+static struct stream *stream_make(struct kunit *test, bool crc, bool markers,
+				  u32 base)
+{
+	static const u32 plens[] = { 0, 1, 5, 511, 1000, 3, 2047, 64 };
+	struct stream *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	st->cfg = (struct mpa_fpdu_cfg){
+		.crc = crc, .markers = markers, .marker_base = base,
+	};
+	for (i = 0; i < ARRAY_SIZE(plens); i++)
+		stream_add(test, st, plens[i], i % 2);
+	return st;
+}
+
+/* Feed the stream in pieces of @chunk octets; return the first error. */
+static struct sw_ddp_term_err feed(struct mpa_rx *rx, const u8 *wire,
+				   u32 len, u32 chunk)
+{
+	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
+	struct flat_in f = { .in.read = flat_read, .pos = wire };
+	u32 done = 0;
+
+	while (done < len && sw_ddp_term_err_ok(err)) {
+		f.in.avail = min(chunk, len - done);
+		done += f.in.avail;
+		err = mpa_rx_feed(rx, &f.in);
+	}
+	return err;
+}
+
+static void check_roundtrip(struct kunit *test, bool crc, bool markers,
+			    u32 base)
+{
+	static const u32 chunks[] = { 1, 2, 3, 4, 7, 13, 512, 1500, 65536 };
+	struct stream *st = stream_make(test, crc, markers, base);
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+	struct sw_ddp_term_err err;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		memset(s, 0, sizeof(*s));
+		s->begin_err = SW_DDP_TERM_OK;
+		mpa_rx_init(rx, &sink_ops, s, crc, markers, base);
+		err = feed(rx, st->wire, st->len, chunks[i]);
+		KUNIT_EXPECT_TRUE_MSG(test, sw_ddp_term_err_ok(err),
+				      "chunk %u", chunks[i]);
+		KUNIT_EXPECT_EQ_MSG(test, s->ended, 8, "chunk %u", chunks[i]);
+		KUNIT_EXPECT_EQ(test, s->payload_len, st->payload_len);
+		KUNIT_EXPECT_MEMEQ(test, s->payload, st->payload,
+				   st->payload_len);
+		KUNIT_EXPECT_EQ(test, s->hdr_len[0], DDP_UNTAGGED_HDR_LEN);
+		KUNIT_EXPECT_TRUE(test, mpa_rx_idle(rx));
+	}
+}
+
+/* RFC 5044 "FPDU Format": segments come out whole, however TCP cuts them */
+static void mpa_rx_plain(struct kunit *test)
+{
+	check_roundtrip(test, false, false, 0);
+}
+
+/* RFC 5044 "CRC Calculation" checked on the fly */
+static void mpa_rx_crc(struct kunit *test)
+{
+	check_roundtrip(test, true, false, 1000);
+}
+
+/* RFC 5044 "MPA Markers": stripped wherever they fall, several bases */
+static void mpa_rx_markers(struct kunit *test)
+{
+	check_roundtrip(test, false, true, 0);
+	check_roundtrip(test, true, true, 0xfffffe00);	/* seq wraps */
+	check_roundtrip(test, true, true, 12345);
+}
+
+static struct sw_ddp_term_err corrupt_and_feed(struct kunit *test,
+					       struct stream *st, u32 at,
+					       u32 chunk)
+{
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	st->wire[at] ^= 0x10;
+	s->begin_err = SW_DDP_TERM_OK;
+	mpa_rx_init(rx, &sink_ops, s, st->cfg.crc, st->cfg.markers,
+		    st->cfg.marker_base);
+	return feed(rx, st->wire, st->len, chunk);
+}
+
+/* RFC 5044 "CRC Calculation": a flipped payload bit is an MPA CRC error */
+static void mpa_rx_bad_crc(struct kunit *test)
+{
+	struct stream *st = stream_make(test, true, false, 0);
+
+	expect_err(test, corrupt_and_feed(test, st, 100, 7), MPA_ERR_CRC);
+}
+
+/* The CRC field itself is checked, not summed. */
+static void mpa_rx_bad_crc_field(struct kunit *test)
+{
+	struct stream *st = stream_make(test, true, false, 0);
+	u32 first_fpdu = mpa_fpdu_len(DDP_UNTAGGED_HDR_LEN);
+
+	expect_err(test, corrupt_and_feed(test, st, first_fpdu - 1, 1), MPA_ERR_CRC);
+}
+
+/* Without negotiated CRCs the field is not checked. */
+static void mpa_rx_crc_off_ignores_field(struct kunit *test)
+{
+	struct stream *st = stream_make(test, false, false, 0);
+	u32 first_fpdu = mpa_fpdu_len(DDP_UNTAGGED_HDR_LEN);
+
+	expect_err(test, corrupt_and_feed(test, st, first_fpdu - 1, 3), SW_DDP_TERM_OK);
+}
+
+/* RFC 5044 "Marker Format": a wrong FPDUPTR is an MPA marker error */
+static void mpa_rx_bad_marker(struct kunit *test)
+{
+	struct stream *st = stream_make(test, false, true, 0);
+
+	/* Second marker's FPDUPTR (low octet), 512 octets in. */
+	expect_err(test, corrupt_and_feed(test, st, 512 + 3, 5), MPA_ERR_MARKER);
+}
+
+/* A marker's RESERVED half is ignored on receive. */
+static void mpa_rx_marker_reserved_ignored(struct kunit *test)
+{
+	struct stream *st = stream_make(test, false, true, 0);
+
+	expect_err(test, corrupt_and_feed(test, st, 512, 5), SW_DDP_TERM_OK);
+}
+
+/* RFC 5041 §4: a ULPDU shorter than its DDP header is refused. */
+static void mpa_rx_short_ulpdu(struct kunit *test)
+{
+	static const u8 wire[] = {
+		0x00, 0x04,		/* ULPDU_Length 4 */
+		0x41, 0x43, 0x00, 0x00,	/* untagged, needs 18 */
+		0x00, 0x00,		/* PAD */
+		0x00, 0x00, 0x00, 0x00,	/* CRC */
+	};
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx rx;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->begin_err = SW_DDP_TERM_OK;
+	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
+	expect_err(test, feed(&rx, wire, sizeof(wire), 64), DDP_ERR_LOCAL_CATASTROPHIC);
+	KUNIT_EXPECT_EQ(test, s->begun, 0);
+}
+
+/* An error from the layer above stops delivery, and stays. */
+static void mpa_rx_upper_error_sticks(struct kunit *test)
+{
+	struct stream *st = stream_make(test, true, true, 0);
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx rx;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->begin_err = DDP_ERR_T_INVALID_STAG;
+	mpa_rx_init(&rx, &sink_ops, s, true, true, 0);
+	expect_err(test, feed(&rx, st->wire, st->len, 100), DDP_ERR_T_INVALID_STAG);
+	KUNIT_EXPECT_EQ(test, s->begun, 1);
+	KUNIT_EXPECT_EQ(test, s->ended, 0);
+	KUNIT_EXPECT_EQ(test, s->payload_len, 0);
+}
+
+/* Cut mid-FPDU: the receiver knows it is not at a boundary. */
+static void mpa_rx_truncated(struct kunit *test)
+{
+	struct stream *st = stream_make(test, true, false, 0);
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx rx;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->begin_err = SW_DDP_TERM_OK;
+	mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
+	expect_err(test, feed(&rx, st->wire, st->len - 5, 9), SW_DDP_TERM_OK);
+	KUNIT_EXPECT_FALSE(test, mpa_rx_idle(&rx));
+	KUNIT_EXPECT_EQ(test, s->ended, 7);
+}
+
+static struct kunit_case mpa_rx_test_cases[] = {
+	KUNIT_CASE(mpa_rx_plain),
+	KUNIT_CASE(mpa_rx_crc),
+	KUNIT_CASE(mpa_rx_markers),
+	KUNIT_CASE(mpa_rx_bad_crc),
+	KUNIT_CASE(mpa_rx_bad_crc_field),
+	KUNIT_CASE(mpa_rx_crc_off_ignores_field),
+	KUNIT_CASE(mpa_rx_bad_marker),
+	KUNIT_CASE(mpa_rx_marker_reserved_ignored),
+	KUNIT_CASE(mpa_rx_short_ulpdu),
+	KUNIT_CASE(mpa_rx_upper_error_sticks),
+	KUNIT_CASE(mpa_rx_truncated),
+	{}
+};
+
+static struct kunit_suite mpa_rx_test_suite = {
+	.name = "sw_ddp_mpa_rx",
+	.test_cases = mpa_rx_test_cases,
+};
+
+kunit_test_suites(&mpa_rx_test_suite);
