@@ -7,6 +7,7 @@
 #ifndef SW_DDP_MPA_H
 #define SW_DDP_MPA_H
 
+#include <linux/bvec.h>
 #include <linux/types.h>
 #include <sw_ddp/mpa.h>
 #include <sw_ddp/rdmap.h>
@@ -99,6 +100,32 @@ struct mpa_rx {
 	u8 trailer[MPA_ALIGN - 1 + MPA_CRC_SIZE];
 	struct sw_ddp_term_err err;	/* sticky */
 };
+
+/* Transmit framing (mpa_tx.c): one FPDU at a time, as bio_vecs. */
+#define MPA_TX_HDR_MAX	MPA_RX_HDR_MAX
+
+struct mpa_tx {
+	bool crc_on;
+	bool markers;
+	bool summing;			/* the CRC field is not summed */
+	u32 marker_base;
+	u32 seq;			/* of the next octet we send */
+	u32 fpdu_off;
+	u32 hdr_off;
+	u32 crc;
+	struct bio_vec *bv;		/* the FPDU on the wire */
+	unsigned int nr_bv, max_bv;
+	struct mpa_marker *marks;
+	unsigned int nr_marks, max_marks;
+	u8 head[MPA_ULPDU_LEN_SIZE + MPA_TX_HDR_MAX];
+	u8 tail[MPA_ALIGN - 1 + MPA_CRC_SIZE];
+};
+
+int mpa_tx_init(struct mpa_tx *tx, bool crc, bool markers, u32 seq,
+		u32 max_ulpdu, unsigned int max_payload_bv);
+void mpa_tx_fini(struct mpa_tx *tx);
+int mpa_tx_frame(struct mpa_tx *tx, const void *hdr, u32 hdr_len,
+		 const struct bio_vec *payload, unsigned int nr_bv, u32 len);
 
 void mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
 		 void *upper, bool crc, bool markers, u32 seq);
