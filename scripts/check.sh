@@ -82,6 +82,7 @@ summarize() {
 kdir=$("$top/scripts/build-kernel.sh" debug) || { echo "0 passed, 1 failed"; exit 1; }
 
 host_check "build: modules with W=1 and sparse, warning-free" build_modules
+host_check "build: tools (user space, -Werror)" make -C "$top/tools"
 host_check "build: Debian 12 6.1 headers (compat-check)" "$top/scripts/compat-check.sh"
 host_check "style: checkpatch --strict" env KDIR="$kdir" "$top/scripts/checkpatch.sh"
 

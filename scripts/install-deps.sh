@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
 	# Kernel and module build
 	build-essential bc bison flex cpio kmod libelf-dev libssl-dev
-	linux-source-6.12 linux-headers-amd64 sparse xz-utils
+	linux-source-6.12 linux-headers-amd64 sparse xz-utils python3
 	# The VM
 	qemu-system-x86
 	# RDMA userspace used inside the VM (from the host root over 9p)

@@ -19,6 +19,8 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sw_ddp.h"
+#include "mem.h"
+#include "qp.h"
 
 static LIST_HEAD(sw_ddp_devices);
 static DEFINE_MUTEX(sw_ddp_devices_lock);
@@ -30,7 +32,7 @@ static const char *const sw_ddp_llp_names[] = {
 };
 
 static struct sw_ddp_dev *sw_ddp_find_locked(const struct net_device *netdev,
-					     enum sw_ddp_llp llp)
+					     enum sw_ddp_llp_type llp)
 {
 	struct sw_ddp_dev *sdev;
 
@@ -69,6 +71,8 @@ static void sw_ddp_dev_dealloc(struct ib_device *ibdev)
 	mutex_unlock(&sw_ddp_devices_lock);
 
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+	sw_ddp_mem_fini(sdev);
+	sw_ddp_queues_fini(sdev);
 }
 
 static const struct ib_device_ops sw_ddp_lifetime_ops = {
@@ -94,7 +98,7 @@ VISIBLE_IF_KUNIT __be64 sw_ddp_node_guid(const struct net_device *netdev)
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_node_guid);
 
 static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
-					   enum sw_ddp_llp llp)
+					   enum sw_ddp_llp_type llp)
 {
 	struct sw_ddp_dev *sdev = ib_alloc_device(sw_ddp_dev, ibdev);
 	struct ib_device *ibdev;
@@ -121,6 +125,8 @@ static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
 						       IB_PORT_DOWN;
 	atomic_set(&sdev->num_ucontext, 0);
 	atomic_set(&sdev->num_pd, 0);
+	sw_ddp_mem_init(sdev);
+	sw_ddp_queues_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_WORK(&sdev->unregister_work, sw_ddp_unregister_work);
 	return sdev;
@@ -151,7 +157,7 @@ static int sw_ddp_dev_publish(struct sw_ddp_dev *sdev)
 }
 
 static int sw_ddp_check_new(const char *name, struct net_device *netdev,
-			    enum sw_ddp_llp llp)
+			    enum sw_ddp_llp_type llp)
 {
 	struct ib_device *other;
 	bool dup;
@@ -181,7 +187,7 @@ static int sw_ddp_check_new(const char *name, struct net_device *netdev,
 }
 
 VISIBLE_IF_KUNIT int sw_ddp_newlink(const char *name, struct net_device *netdev,
-				    enum sw_ddp_llp llp)
+				    enum sw_ddp_llp_type llp)
 {
 	struct sw_ddp_dev *sdev;
 	int err;

@@ -5,17 +5,22 @@
  * The user ABI is siw's (<rdma/siw-abi.h>, RDMA_DRIVER_SIW), so the stock
  * rdma-core provider libsiw drives sw_ddp devices unmodified.
  *
- * Only the verbs listed in sw_ddp_dev_ops exist.  Queue pairs, completion
- * queues, memory regions and SRQs are not implemented yet; the device
- * attributes say so by advertising zero of each, and ib_core treats the
- * device as a verbs provider for user space only until they are.
+ * The verbs of each object live with the object: memory regions in mem.c,
+ * queue pairs in qp.c, completion queues in cq.c, shared receive queues in
+ * srq.c.  This file holds the device-wide verbs and the ops table.
  */
 #include <linux/etherdevice.h>
 #include <rdma/ib_mad.h>
+#include <rdma/iw_cm.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/siw-abi.h>
 
 #include "sw_ddp.h"
+#include "cq.h"
+#include "mem.h"
+#include "qp.h"
+#include "srq.h"
+#include "umap.h"
 
 bool sw_ddp_port_is_up(const struct net_device *netdev)
 {
@@ -29,11 +34,32 @@ static int sw_ddp_query_device(struct ib_device *ibdev,
 	if (udata->inlen || udata->outlen)
 		return -EINVAL;
 
-	/* Zero for every object sw_ddp cannot create yet (QP, CQ, MR, SRQ). */
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->page_size_cap = PAGE_SIZE;
 	attr->max_pd = SW_DDP_MAX_PD;
+
+	/* Queues: qp.c, cq.c, srq.c */
+	attr->max_qp = SW_DDP_MAX_QP;
+	attr->max_qp_wr = SW_DDP_MAX_QP_WR;
+	attr->max_send_sge = SW_DDP_MAX_SGE;
+	attr->max_recv_sge = SW_DDP_MAX_SGE;
+	attr->max_sge_rd = SW_DDP_MAX_SGE;
+	attr->max_qp_rd_atom = SW_DDP_MAX_IRD;
+	attr->max_qp_init_rd_atom = SW_DDP_MAX_ORD;
+	attr->max_res_rd_atom = SW_DDP_MAX_QP * SW_DDP_MAX_IRD;
+	attr->max_cq = SW_DDP_MAX_CQ;
+	attr->max_cqe = SW_DDP_MAX_CQE;
+	attr->max_srq = SW_DDP_MAX_SRQ;
+	attr->max_srq_wr = SW_DDP_MAX_SRQ_WR;
+	attr->max_srq_sge = SW_DDP_MAX_SGE;
+
+	/* Memory: mem.c */
+	attr->max_mr = SW_DDP_MAX_MR;
+	attr->max_mr_size = SW_DDP_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_fast_reg_page_list_len = SW_DDP_MAX_FR_PAGES;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+
 	/* `rdma link del` may remove the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -148,21 +174,92 @@ static int sw_ddp_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * iWARP connection management does not exist yet.  ib_core calls these
+ * ops without checking them, so they must be there; each refuses.
+ */
+static int sw_ddp_iw_refuse_connect(struct iw_cm_id *id,
+				    struct iw_cm_conn_param *param)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sw_ddp_iw_refuse_accept(struct iw_cm_id *id,
+				   struct iw_cm_conn_param *param)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sw_ddp_iw_refuse_reject(struct iw_cm_id *id, const void *pdata,
+				   u8 len)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sw_ddp_iw_refuse_listen(struct iw_cm_id *id, int backlog)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sw_ddp_iw_refuse_destroy_listen(struct iw_cm_id *id)
+{
+	return 0;
+}
+
 const struct ib_device_ops sw_ddp_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_SIW,
 	.uverbs_abi_ver = SIW_ABI_VERSION,
 
+	.alloc_mr = sw_ddp_alloc_mr,
 	.alloc_pd = sw_ddp_alloc_pd,
 	.alloc_ucontext = sw_ddp_alloc_ucontext,
 	.dealloc_pd = sw_ddp_dealloc_pd,
 	.dealloc_ucontext = sw_ddp_dealloc_ucontext,
+	.dereg_mr = sw_ddp_dereg_mr,
+	.get_dma_mr = sw_ddp_get_dma_mr,
 	.get_netdev = sw_ddp_get_netdev,
 	.get_port_immutable = sw_ddp_get_port_immutable,
+	.map_mr_sg = sw_ddp_map_mr_sg,
 	.query_device = sw_ddp_query_device,
 	.query_gid = sw_ddp_query_gid,
 	.query_port = sw_ddp_query_port,
+	.reg_user_mr = sw_ddp_reg_user_mr,
+	.rereg_user_mr = sw_ddp_rereg_user_mr,
+
+	/* Queues: qp.c, sq.c, rq.c, cq.c, srq.c; their rings: umap.c */
+	.create_cq = sw_ddp_create_cq,
+	.create_qp = sw_ddp_create_qp,
+	.create_srq = sw_ddp_create_srq,
+	.destroy_cq = sw_ddp_destroy_cq,
+	.destroy_qp = sw_ddp_destroy_qp,
+	.destroy_srq = sw_ddp_destroy_srq,
+	.iw_add_ref = sw_ddp_iw_add_ref,
+	.iw_get_qp = sw_ddp_iw_get_qp,
+	.iw_rem_ref = sw_ddp_iw_rem_ref,
+	.mmap = sw_ddp_mmap,
+	.mmap_free = sw_ddp_mmap_free,
+	.modify_qp = sw_ddp_modify_qp,
+	.modify_srq = sw_ddp_modify_srq,
+	.poll_cq = sw_ddp_poll_cq,
+	.post_recv = sw_ddp_post_recv,
+	.post_send = sw_ddp_post_send,
+	.post_srq_recv = sw_ddp_post_srq_recv,
+	.query_qp = sw_ddp_query_qp,
+	.query_srq = sw_ddp_query_srq,
+	.req_notify_cq = sw_ddp_req_notify_cq,
+	.resize_cq = sw_ddp_resize_cq,
+
+	/* Connections: not yet; refused so rdma_cm fails cleanly. */
+	.iw_accept = sw_ddp_iw_refuse_accept,
+	.iw_connect = sw_ddp_iw_refuse_connect,
+	.iw_create_listen = sw_ddp_iw_refuse_listen,
+	.iw_destroy_listen = sw_ddp_iw_refuse_destroy_listen,
+	.iw_reject = sw_ddp_iw_refuse_reject,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, sw_ddp_pd, base),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sw_ddp_ucontext, base),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sw_ddp_cq, base),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sw_ddp_qp, base),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sw_ddp_srq, base),
 };

@@ -6,6 +6,7 @@
 results=$1
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/devices.sh"
+. "$(dirname "$0")/verbs.sh"
 
 kmemleak_clear
 
@@ -20,9 +21,10 @@ kunit_run() {
 	done
 	ls "$results"/kunit/*.ktap && rmmod sw_ddp_kunit && rmmod sw_ddp
 }
-t "kunit: test module loads and runs" kunit_run
+t "KUnit module loads and its suites run" kunit_run
 
 devices_tests
+verbs_tests
 
 t "kmemleak: no leaks" kmemleak_none
 exit 0

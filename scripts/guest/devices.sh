@@ -31,7 +31,8 @@ port_follows_link() {
 	local log=$TMPDIR/async.log pid ok=0
 	stdbuf -oL ibv_asyncwatch -d d1 > "$log" 2>&1 &
 	pid=$!
-	sleep 1
+	# It prints its FD once it listens; events before that are lost.
+	retry 20 grep -q "async event FD" "$log"
 	ip -n h1 link set va down && retry 5 port_is h1 d1 DOWN &&
 		ip -n h1 link set va up && retry 5 port_is h1 d1 ACTIVE &&
 		ip -n h2 link set vb down && retry 5 port_is h1 d1 DOWN &&

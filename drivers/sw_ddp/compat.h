@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sw_ddp builds against Linux 6.12 and Debian 12's 6.1.  Where the two
+ * differ in an interface sw_ddp uses, the difference is bridged here, keyed
+ * on the kernel version, and nowhere else.
+ */
+#ifndef SW_DDP_COMPAT_H
+#define SW_DDP_COMPAT_H
+
+#include <linux/version.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/*
+ * ib_device_ops.create_cq takes the whole uverbs attribute bundle since 6.11
+ * (NULL for kernel CQs), the driver's udata before.  Our create_cq takes a
+ * struct sw_ddp_cq_uarg * and finds the udata with sw_ddp_cq_udata().
+ */
+#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
+#define sw_ddp_cq_uarg	uverbs_attr_bundle
+
+static inline struct ib_udata *sw_ddp_cq_udata(struct uverbs_attr_bundle *arg)
+{
+	return arg ? &arg->driver_udata : NULL;
+}
+#else
+#define sw_ddp_cq_uarg	ib_udata
+
+static inline struct ib_udata *sw_ddp_cq_udata(struct ib_udata *arg)
+{
+	return arg;
+}
+#endif
+
+#endif /* SW_DDP_COMPAT_H */

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sw_ddp queue pairs: creation, the iWARP verbs state machine, lifetime.
+ *
+ * iWARP is connection oriented: every QP is RC.  Its states are the
+ * iWARP verbs' IDLE, RTS, CLOSING, TERMINATE and ERROR; ib_modify_qp()
+ * speaks IB, whose states map onto them: RESET and INIT are IDLE, RTR and
+ * RTS are RTS, SQD is CLOSING, SQE is TERMINATE, ERR is ERROR.  Queried,
+ * IDLE is RESET until the consumer moves the QP to INIT, as in IB.  A QP
+ * enters RTS only with a connection, which the connection manager (cm.c,
+ * to come) attaches as its LLP endpoint; a consumer's move to RTS without
+ * one fails with -ENOTCONN.  Entering ERROR flushes the SQ and RQ: every
+ * outstanding WQE completes with IB_WC_WR_FLUSH_ERR, in order.
+ *
+ * A QP is referenced by its QPN table entry (dropped at destroy), by the
+ * iw_cm (iw_add_ref/iw_rem_ref), by the engine while it works on it, and
+ * by a pending fatal-error work item.  Destroy waits for them all before
+ * ib_core frees the QP.
+ *
+ * Locks: state_mutex serializes state changes (process context).  The
+ * state itself is read locklessly: posting paths read it under their work
+ * queue lock, and a state change to ERROR is written before the flush
+ * takes that lock, so a WR is either flushed by the flush or sees ERROR
+ * and flushes itself after the ring.
+ */
+#include <linux/log2.h>
+#include <kunit/visibility.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "qp.h"
+#include "umap.h"
+
+#define SW_DDP_QPN_MAX	((1U << 24) - 1)	/* as IB's, for tools */
+
+/* IB attributes with no meaning for iWARP, accepted and ignored. */
+#define QP_IB_ONLY	(IB_QP_PKEY_INDEX | IB_QP_QKEY | IB_QP_AV | \
+			 IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+			 IB_QP_RNR_RETRY | IB_QP_RQ_PSN | IB_QP_SQ_PSN | \
+			 IB_QP_MIN_RNR_TIMER | IB_QP_DEST_QPN | \
+			 IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | \
+			 IB_QP_EN_SQD_ASYNC_NOTIFY)
+
+static const enum sw_ddp_qp_state iw_state[IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET] = SW_DDP_QPS_IDLE,
+	[IB_QPS_INIT] = SW_DDP_QPS_IDLE,
+	[IB_QPS_RTR] = SW_DDP_QPS_RTS,
+	[IB_QPS_RTS] = SW_DDP_QPS_RTS,
+	[IB_QPS_SQD] = SW_DDP_QPS_CLOSING,
+	[IB_QPS_SQE] = SW_DDP_QPS_TERMINATE,
+	[IB_QPS_ERR] = SW_DDP_QPS_ERROR,
+};
+
+static const enum ib_qp_state ib_state[] = {
+	[SW_DDP_QPS_IDLE] = IB_QPS_INIT,	/* or RESET: qp->ib_idle */
+	[SW_DDP_QPS_RTS] = IB_QPS_RTS,
+	[SW_DDP_QPS_CLOSING] = IB_QPS_SQD,
+	[SW_DDP_QPS_TERMINATE] = IB_QPS_SQE,
+	[SW_DDP_QPS_ERROR] = IB_QPS_ERR,
+};
+
+/* The queue counters and the QPN table of a new device (main.c). */
+void sw_ddp_queues_init(struct sw_ddp_dev *sdev)
+{
+	/*
+	 * libsiw's SQ doorbell is the legacy write() command POST_SEND,
+	 * which ib_core leaves disabled unless the driver asks for it.
+	 */
+	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	atomic_set(&sdev->num_qp, 0);
+	atomic_set(&sdev->num_cq, 0);
+	atomic_set(&sdev->num_srq, 0);
+	atomic_set(&sdev->cq_ids, 0);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	sdev->qp_next = 1;
+}
+
+void sw_ddp_queues_fini(struct sw_ddp_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
+}
+
+static void qp_released(struct kref *ref)
+{
+	complete(&container_of(ref, struct sw_ddp_qp, ref)->released);
+}
+
+void sw_ddp_qp_get(struct sw_ddp_qp *qp)
+{
+	kref_get(&qp->ref);
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_get);
+
+void sw_ddp_qp_put(struct sw_ddp_qp *qp)
+{
+	kref_put(&qp->ref, qp_released);
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_put);
+
+/*
+ * The QP numbered @qpn, referenced, or NULL.  The table's own reference
+ * lives as long as the entry, so one can be taken under the table lock.
+ */
+struct sw_ddp_qp *sw_ddp_qp_lookup(struct sw_ddp_dev *sdev, u32 qpn)
+{
+	struct sw_ddp_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->qp_xa, flags);
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp)
+		sw_ddp_qp_get(qp);
+	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	return qp;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_lookup);
+
+static void qp_event(struct sw_ddp_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->base.device,
+		.element.qp = &qp->base,
+		.event = type,
+	};
+
+	/* A QP being destroyed reports nothing more. */
+	if (!qp->destroying && qp->base.event_handler)
+		qp->base.event_handler(&event, qp->base.qp_context);
+}
+
+/* Apply a state change that qp_check_state() allowed. */
+static void qp_set_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
+{
+	enum sw_ddp_qp_state from = qp->state;
+
+	lockdep_assert_held(&qp->state_mutex);
+	WRITE_ONCE(qp->state, to);
+	if (to == SW_DDP_QPS_ERROR || from == SW_DDP_QPS_ERROR) {
+		/* ERROR to IDLE: first what user space posted meanwhile. */
+		sw_ddp_sq_flush(qp);
+		sw_ddp_rq_flush(qp);
+	}
+	/* IB: no more of the SRQ's WQEs will complete on this QP. */
+	if (to == SW_DDP_QPS_ERROR && from != to && qp->base.srq)
+		qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/*
+ * The state changes a consumer may ask for.  ERROR is always allowed.
+ * IDLE is left for RTS by the connection manager with a connection, and
+ * re-entered from ERROR.  CLOSING (a graceful close) is entered from RTS;
+ * TERMINATE only by the engine, on a Terminate message.  Leaving RTS also
+ * involves the LLP: the connection manager's part (cm.c, to come).
+ */
+static int qp_check_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
+{
+	enum sw_ddp_qp_state from = qp->state;
+
+	if (to == from || to == SW_DDP_QPS_ERROR)
+		return 0;
+	switch (to) {
+	case SW_DDP_QPS_IDLE:
+		return from == SW_DDP_QPS_ERROR ? 0 : -EINVAL;
+	case SW_DDP_QPS_RTS:
+		if (from != SW_DDP_QPS_IDLE)
+			return -EINVAL;
+		return qp->llp ? 0 : -ENOTCONN;
+	case SW_DDP_QPS_CLOSING:
+		return from == SW_DDP_QPS_RTS ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Check all of a modify before any of it is applied. */
+static int qp_check_modify(struct sw_ddp_qp *qp, const struct ib_qp_attr *attr,
+			   int mask)
+{
+	if (mask & ~(IB_QP_STATE | IB_QP_CUR_STATE | IB_QP_ACCESS_FLAGS |
+		     IB_QP_PORT | IB_QP_MAX_QP_RD_ATOMIC |
+		     IB_QP_MAX_DEST_RD_ATOMIC | QP_IB_ONLY))
+		return -EOPNOTSUPP;	/* IB_QP_CAP: no resizing */
+
+	if ((mask & IB_QP_CUR_STATE) &&
+	    (attr->cur_qp_state > IB_QPS_ERR ||
+	     iw_state[attr->cur_qp_state] != qp->state))
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != SW_DDP_PORT)
+		return -EINVAL;
+	/* ORD and IRD are set while IDLE, before MPA negotiates them */
+	if ((mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) &&
+	    qp->state != SW_DDP_QPS_IDLE)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SW_DDP_MAX_ORD)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SW_DDP_MAX_IRD)
+		return -EINVAL;
+	if (!(mask & IB_QP_STATE))
+		return 0;
+	if (attr->qp_state > IB_QPS_ERR)
+		return -EINVAL;
+	return qp_check_state(qp, iw_state[attr->qp_state]);
+}
+
+static void qp_apply_modify(struct sw_ddp_qp *qp, const struct ib_qp_attr *attr,
+			    int mask)
+{
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags &
+			     (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->ord = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->ird = attr->max_dest_rd_atomic;
+	if (!(mask & IB_QP_STATE))
+		return;
+	/* IB consumers see the IDLE they asked for, RESET or INIT. */
+	if (iw_state[attr->qp_state] == SW_DDP_QPS_IDLE)
+		qp->ib_idle = attr->qp_state;
+	qp_set_state(qp, iw_state[attr->qp_state]);
+}
+
+int sw_ddp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_udata *udata)
+{
+	struct sw_ddp_qp *qp = to_qp(ibqp);
+	int err;
+
+	mutex_lock(&qp->state_mutex);
+	err = qp_check_modify(qp, attr, mask);
+	if (!err)
+		qp_apply_modify(qp, attr, mask);
+	mutex_unlock(&qp->state_mutex);
+	return err;
+}
+
+static void qp_fatal_work(struct work_struct *work)
+{
+	struct sw_ddp_qp *qp = container_of(work, struct sw_ddp_qp, fatal_work);
+
+	mutex_lock(&qp->state_mutex);
+	if (qp->state != SW_DDP_QPS_ERROR) {
+		qp_set_state(qp, SW_DDP_QPS_ERROR);
+		qp_event(qp, IB_EVENT_QP_FATAL);
+	}
+	mutex_unlock(&qp->state_mutex);
+	sw_ddp_qp_put(qp);
+}
+
+/*
+ * Move a QP to ERROR from any context, reporting IB_EVENT_QP_FATAL: a
+ * completion was lost to a full CQ, or a WQE was malformed.  The caller
+ * holds a reference or a verbs call on @qp.
+ */
+void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
+{
+	sw_ddp_qp_get(qp);
+	if (!queue_work(system_wq, &qp->fatal_work))
+		sw_ddp_qp_put(qp);
+}
+
+static int qp_check_create(const struct ib_qp_init_attr *attr,
+			   struct ib_udata *udata)
+{
+	const struct ib_qp_cap *cap = &attr->cap;
+
+	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
+		return -EOPNOTSUPP;
+	if (!attr->send_cq || !attr->recv_cq)
+		return -EINVAL;
+	if (!cap->max_send_wr || cap->max_send_wr > SW_DDP_MAX_QP_WR ||
+	    cap->max_recv_wr > SW_DDP_MAX_QP_WR ||
+	    cap->max_send_sge > SW_DDP_MAX_SGE ||
+	    cap->max_recv_sge > SW_DDP_MAX_SGE ||
+	    cap->max_inline_data > SW_DDP_MAX_INLINE)
+		return -EINVAL;
+	if (attr->sq_sig_type != IB_SIGNAL_ALL_WR &&
+	    attr->sq_sig_type != IB_SIGNAL_REQ_WR)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(struct siw_uresp_create_qp))
+		return -EINVAL;
+	return 0;
+}
+
+static void qp_init(struct sw_ddp_qp *qp, const struct ib_qp_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	kref_init(&qp->ref);
+	init_completion(&qp->released);
+	INIT_WORK(&qp->fatal_work, qp_fatal_work);
+	mutex_init(&qp->state_mutex);
+	qp->state = SW_DDP_QPS_IDLE;
+	qp->ib_idle = IB_QPS_RESET;
+	qp->user = !!udata;
+	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+}
+
+/* What the QP can do, which may be more than was asked for. */
+static void qp_report_caps(const struct sw_ddp_qp *qp, struct ib_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.num;
+	cap->max_recv_wr = qp->rq.num;
+	cap->max_send_sge = SW_DDP_MAX_SGE;
+	cap->max_recv_sge = qp->rq.num ? SW_DDP_MAX_SGE : 0;
+	cap->max_inline_data = SW_DDP_MAX_INLINE;
+}
+
+/* The rings; a QP without an SRQ gets an RQ even if it asked for none. */
+static int qp_alloc_queues(struct sw_ddp_qp *qp,
+			   const struct ib_qp_init_attr *attr,
+			   struct ib_udata *udata,
+			   struct siw_uresp_create_qp *uresp)
+{
+	struct ib_ucontext *uctx = NULL;
+	u32 num_rqe = 0;
+	int err;
+
+	if (udata)
+		uctx = &rdma_udata_to_drv_context(udata, struct sw_ddp_ucontext,
+						  base)->base;
+	if (!attr->srq)
+		num_rqe = roundup_pow_of_two(max(attr->cap.max_recv_wr, 1U));
+
+	err = sw_ddp_sq_init(qp, roundup_pow_of_two(attr->cap.max_send_wr),
+			     uctx, &uresp->sq_key);
+	if (err)
+		return err;
+	err = sw_ddp_rq_init(qp, num_rqe, uctx, &uresp->rq_key);
+	if (err)
+		sw_ddp_sq_fini(qp);
+	return err;
+}
+
+static void qp_free_queues(struct sw_ddp_qp *qp)
+{
+	sw_ddp_rq_fini(qp);
+	sw_ddp_sq_fini(qp);
+}
+
+/* Reserve a QPN; the QP becomes visible to lookups in qp_publish(). */
+static int qp_alloc_qpn(struct sw_ddp_dev *sdev, struct sw_ddp_qp *qp)
+{
+	int err;
+
+	err = xa_alloc_cyclic_irq(&sdev->qp_xa, &qp->base.qp_num, NULL,
+				  XA_LIMIT(1, SW_DDP_QPN_MAX), &sdev->qp_next,
+				  GFP_KERNEL);
+	return err < 0 ? err : 0;
+}
+
+static int qp_publish(struct sw_ddp_dev *sdev, struct sw_ddp_qp *qp)
+{
+	return xa_err(xa_store_irq(&sdev->qp_xa, qp->base.qp_num, qp,
+				   GFP_KERNEL));
+}
+
+static int qp_respond(struct sw_ddp_qp *qp, struct ib_udata *udata,
+		      struct siw_uresp_create_qp *uresp)
+{
+	uresp->qp_id = qp->base.qp_num;
+	uresp->num_sqe = qp->sq.num;
+	uresp->num_rqe = qp->rq.num;
+	return ib_copy_to_udata(udata, uresp, sizeof(*uresp));
+}
+
+int sw_ddp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		     struct ib_udata *udata)
+{
+	struct sw_ddp_dev *sdev = to_sdev(ibqp->device);
+	struct siw_uresp_create_qp uresp = {};
+	struct sw_ddp_qp *qp = to_qp(ibqp);
+	int err;
+
+	err = qp_check_create(attr, udata);
+	if (err)
+		return err;
+	if (atomic_inc_return(&sdev->num_qp) > SW_DDP_MAX_QP) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	qp_init(qp, attr, udata);
+	err = qp_alloc_queues(qp, attr, udata, &uresp);
+	if (err)
+		goto err_count;
+	err = qp_alloc_qpn(sdev, qp);
+	if (err)
+		goto err_queues;
+	if (udata) {
+		err = qp_respond(qp, udata, &uresp);
+		if (err)
+			goto err_qpn;
+	}
+	err = qp_publish(sdev, qp);
+	if (err)
+		goto err_qpn;
+	qp_report_caps(qp, &attr->cap);
+	return 0;
+
+err_qpn:
+	xa_erase_irq(&sdev->qp_xa, ibqp->qp_num);
+err_queues:
+	qp_free_queues(qp);
+err_count:
+	atomic_dec(&sdev->num_qp);
+	return err;
+}
+
+/*
+ * Outstanding WQEs are flushed into the CQs, where they stay after the QP
+ * has gone; kernel CQEs then name no QP.
+ */
+int sw_ddp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sw_ddp_dev *sdev = to_sdev(ibqp->device);
+	struct sw_ddp_qp *qp = to_qp(ibqp);
+
+	xa_erase_irq(&sdev->qp_xa, ibqp->qp_num);
+
+	mutex_lock(&qp->state_mutex);
+	qp->destroying = true;
+	qp_set_state(qp, SW_DDP_QPS_ERROR);
+	mutex_unlock(&qp->state_mutex);
+
+	sw_ddp_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	sw_ddp_cq_forget_qp(qp_scq(qp), ibqp);
+	sw_ddp_cq_forget_qp(qp_rcq(qp), ibqp);
+	qp_free_queues(qp);
+	mutex_destroy(&qp->state_mutex);
+	atomic_dec(&sdev->num_qp);
+	return 0;
+}
+
+int sw_ddp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_qp_init_attr *init_attr)
+{
+	struct sw_ddp_qp *qp = to_qp(ibqp);
+	struct net_device *netdev = to_sdev(ibqp->device)->netdev;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+
+	mutex_lock(&qp->state_mutex);
+	attr->qp_state = qp->state == SW_DDP_QPS_IDLE ? qp->ib_idle :
+							ib_state[qp->state];
+	mutex_unlock(&qp->state_mutex);
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = ib_mtu_int_to_enum(READ_ONCE(netdev->mtu));
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	attr->port_num = SW_DDP_PORT;
+	qp_report_caps(qp, &attr->cap);
+
+	init_attr->qp_type = IB_QPT_RC;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->cap = attr->cap;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
+					       IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/* iw_cm glue: a QP's lifetime as the iw_cm sees it. */
+void sw_ddp_iw_add_ref(struct ib_qp *ibqp)
+{
+	sw_ddp_qp_get(to_qp(ibqp));
+}
+
+void sw_ddp_iw_rem_ref(struct ib_qp *ibqp)
+{
+	sw_ddp_qp_put(to_qp(ibqp));
+}
+
+/*
+ * Called under the iw_cm's spinlock, which then takes its own reference
+ * with iw_add_ref(); the QP belongs to the iw_cm's caller meanwhile.
+ */
+struct ib_qp *sw_ddp_iw_get_qp(struct ib_device *ibdev, int qpn)
+{
+	struct sw_ddp_dev *sdev = to_sdev(ibdev);
+	struct sw_ddp_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->qp_xa, flags);
+	qp = xa_load(&sdev->qp_xa, qpn);
+	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	return qp ? &qp->base : NULL;
+}

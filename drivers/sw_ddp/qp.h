@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Queue pairs: the iWARP verbs QP (RC only), its send and receive queues in
+ * siw's shared-ring layout, and the interface the RDMAP/DDP engine uses to
+ * consume work requests and produce completions.
+ */
+#ifndef SW_DDP_QP_H
+#define SW_DDP_QP_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/siw-abi.h>
+
+#include "cq.h"
+#include "sw_ddp.h"
+
+struct sw_ddp_llp;
+
+/* QP states of the iWARP verbs (RDMA Consortium, "RDMA Protocol Verbs"). */
+enum sw_ddp_qp_state {
+	SW_DDP_QPS_IDLE,
+	SW_DDP_QPS_RTS,
+	SW_DDP_QPS_CLOSING,
+	SW_DDP_QPS_TERMINATE,
+	SW_DDP_QPS_ERROR,
+};
+
+/* An SQE the engine has taken: the kernel's own copy, and how it ended. */
+struct sw_ddp_swqe {
+	struct siw_sqe sqe;
+	u32 bytes;
+	enum ib_wc_status status;
+	bool done;
+};
+
+/*
+ * Send queue.  Three free-running counters index the ring: get <= next <=
+ * put.  SQEs from get to next are taken (being transmitted, or waiting for
+ * an RDMA Read Response) and keep their slot until they complete, in
+ * order; SQEs from next on are posted and not yet taken.  put is known only
+ * for kernel QPs: for user QPs the posted SQEs are those whose slot has
+ * SIW_WQE_VALID set.
+ */
+struct sw_ddp_sq {
+	spinlock_t lock;		/* all below; IRQ-safe */
+	struct siw_sqe *ring;
+	struct sw_ddp_swqe *taken;	/* indexed like ring */
+	u32 num;			/* entries, a power of two */
+	u32 put;
+	u32 next;
+	u32 get;
+	struct rdma_user_mmap_entry *umap;	/* user QPs */
+};
+
+/* Receive queue: RQEs are taken from get, in order; none with an SRQ. */
+struct sw_ddp_rq {
+	spinlock_t lock;		/* all below; IRQ-safe */
+	struct siw_rqe *ring;
+	u32 num;			/* entries, a power of two; 0: SRQ */
+	u32 put;			/* kernel QPs */
+	u32 get;
+	struct rdma_user_mmap_entry *umap;	/* user QPs */
+};
+
+struct sw_ddp_qp {
+	struct ib_qp base;
+
+	/* Lifetime: the QPN table holds one reference until destroy. */
+	struct kref ref;
+	struct completion released;
+	struct work_struct fatal_work;
+
+	struct mutex state_mutex;	/* serializes state changes */
+	enum sw_ddp_qp_state state;	/* READ_ONCE() outside state_mutex */
+	enum ib_qp_state ib_idle;	/* IDLE is RESET or INIT to IB */
+	bool user;			/* rings mapped by libsiw */
+	bool destroying;		/* no more async events */
+	bool sig_all;
+	u8 ord;				/* RDMA Reads we may have in flight */
+	u8 ird;				/* RDMA Reads the peer may have */
+	int access;			/* IB_ACCESS_REMOTE_{READ,WRITE} */
+
+	struct sw_ddp_sq sq;
+	struct sw_ddp_rq rq;
+
+	/* The LLP endpoint, set by the connection manager (cm.c, to come). */
+	struct sw_ddp_llp *llp;
+};
+
+static inline struct sw_ddp_qp *to_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sw_ddp_qp, base);
+}
+
+static inline struct sw_ddp_cq *qp_scq(struct sw_ddp_qp *qp)
+{
+	return to_cq(qp->base.send_cq);
+}
+
+static inline struct sw_ddp_cq *qp_rcq(struct sw_ddp_qp *qp)
+{
+	return to_cq(qp->base.recv_cq);
+}
+
+/* qp.c: device setup (main.c), lifetime and lookup */
+void sw_ddp_queues_init(struct sw_ddp_dev *sdev);
+void sw_ddp_queues_fini(struct sw_ddp_dev *sdev);
+struct sw_ddp_qp *sw_ddp_qp_lookup(struct sw_ddp_dev *sdev, u32 qpn);
+void sw_ddp_qp_get(struct sw_ddp_qp *qp);
+void sw_ddp_qp_put(struct sw_ddp_qp *qp);
+void sw_ddp_qp_fatal(struct sw_ddp_qp *qp);
+
+/* sq.c, rq.c: set-up and flush, for qp.c */
+int sw_ddp_sq_init(struct sw_ddp_qp *qp, u32 num, struct ib_ucontext *uctx,
+		   u64 *key);
+void sw_ddp_sq_fini(struct sw_ddp_qp *qp);
+void sw_ddp_sq_flush(struct sw_ddp_qp *qp);
+int sw_ddp_rq_init(struct sw_ddp_qp *qp, u32 num, struct ib_ucontext *uctx,
+		   u64 *key);
+void sw_ddp_rq_fini(struct sw_ddp_qp *qp);
+void sw_ddp_rq_flush(struct sw_ddp_qp *qp);
+
+/* rq.c: RQE slots, shared with SRQs */
+int sw_ddp_rqe_fill(struct siw_rqe *slot, const struct ib_recv_wr *wr);
+int sw_ddp_rqe_take(struct siw_rqe *slot, struct siw_rqe *rqe);
+
+/*
+ * The engine's interface (RDMAP/DDP, to come): any context, no locks held
+ * that a completion handler may take.  See sq.c and rq.c.
+ */
+int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq);
+int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
+		       enum ib_wc_status status);
+bool sw_ddp_sq_pending(struct sw_ddp_qp *qp);
+int sw_ddp_rq_get(struct sw_ddp_qp *qp, struct siw_rqe *rqe);
+int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc);
+
+/* ib_device_ops */
+int sw_ddp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		     struct ib_udata *udata);
+int sw_ddp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		     int mask, struct ib_udata *udata);
+int sw_ddp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_qp_init_attr *init_attr);
+int sw_ddp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+int sw_ddp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
+void sw_ddp_iw_add_ref(struct ib_qp *ibqp);
+void sw_ddp_iw_rem_ref(struct ib_qp *ibqp);
+struct ib_qp *sw_ddp_iw_get_qp(struct ib_device *ibdev, int qpn);
+
+#endif /* SW_DDP_QP_H */

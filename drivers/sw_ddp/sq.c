@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sw_ddp send queues: posting, the engine's view, and flushing.
+ *
+ * The SQ is an array of struct siw_sqe.  libsiw writes a user QP's SQEs
+ * straight into the mapped ring, sets SIW_WQE_VALID last, and rings the
+ * doorbell (a post_send with no work requests) only when the slot before
+ * the first SQE it wrote is free, that is, when the SQ looked idle.  So an
+ * SQE keeps its slot, valid, until it completes, and whoever frees a slot
+ * must then look at the next one: the engine calls sw_ddp_sq_pending().
+ * Kernel QPs post through sw_ddp_post_send() into the same ring layout.
+ *
+ * The engine takes SQEs in order with sw_ddp_sq_next(), which copies each
+ * SQE before checking it (user SQEs are hostile and may change under us),
+ * and reports each outcome with sw_ddp_sq_complete(), in any order.  SQEs
+ * complete, and free their slots, in posting order, as the verbs require.
+ *
+ * Locking: sq->lock (IRQ-safe) covers the ring cursors and the taken
+ * copies; CQEs are added under it (cq->lock nests inside), and completion
+ * handlers are called after it is dropped.
+ */
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+#include <kunit/visibility.h>
+#include <rdma/ib_verbs.h>
+
+#include "qp.h"
+#include "umap.h"
+
+#define SQE_FLAGS	(SIW_WQE_VALID | SIW_WQE_INLINE | SIW_WQE_SIGNALLED | \
+			 SIW_WQE_SOLICITED | SIW_WQE_READ_FENCE)
+
+static struct siw_sqe *sq_slot(struct sw_ddp_sq *sq, u32 idx)
+{
+	return &sq->ring[idx & (sq->num - 1)];
+}
+
+static struct sw_ddp_swqe *sq_taken(struct sw_ddp_sq *sq, u32 idx)
+{
+	return &sq->taken[idx & (sq->num - 1)];
+}
+
+int sw_ddp_sq_init(struct sw_ddp_qp *qp, u32 num, struct ib_ucontext *uctx,
+		   u64 *key)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	size_t size = num * sizeof(struct siw_sqe);
+	int err;
+
+	spin_lock_init(&sq->lock);
+	sq->num = num;
+	sq->taken = kvcalloc(num, sizeof(*sq->taken), GFP_KERNEL);
+	if (!sq->taken)
+		return -ENOMEM;
+	sq->ring = sw_ddp_ring_alloc(size, !!uctx);
+	if (!sq->ring) {
+		err = -ENOMEM;
+		goto err_taken;
+	}
+	if (uctx) {
+		err = sw_ddp_ring_publish(uctx, sq->ring, size, &sq->umap, key);
+		if (err)
+			goto err_ring;
+	}
+	return 0;
+
+err_ring:
+	vfree(sq->ring);
+	sq->ring = NULL;
+err_taken:
+	kvfree(sq->taken);
+	sq->taken = NULL;
+	return err;
+}
+
+void sw_ddp_sq_fini(struct sw_ddp_qp *qp)
+{
+	sw_ddp_ring_free(qp->sq.ring, qp->sq.umap);
+	kvfree(qp->sq.taken);
+}
+
+static bool sqe_opcode_ok(u8 opcode, bool user)
+{
+	switch (opcode) {
+	case SIW_OP_WRITE:
+	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+		return true;
+	case SIW_OP_INVAL_STAG:
+	case SIW_OP_REG_MR:
+		/* Kernel only: base_mr is a kernel pointer. */
+		return !user;
+	default:
+		return false;
+	}
+}
+
+/* Check an SQE the kernel has copied; a user QP's SQEs are hostile. */
+static int sqe_check(const struct siw_sqe *sqe, bool user)
+{
+	bool read = sqe->opcode == SIW_OP_READ ||
+		    sqe->opcode == SIW_OP_READ_LOCAL_INV;
+
+	if ((sqe->flags & ~SQE_FLAGS) || !sqe_opcode_ok(sqe->opcode, user))
+		return -EINVAL;
+	if (sqe->flags & SIW_WQE_INLINE)
+		return (sqe->opcode == SIW_OP_SEND ||
+			sqe->opcode == SIW_OP_WRITE) &&
+		       sqe->sge[0].length <= SIW_MAX_INLINE ? 0 : -EINVAL;
+	if (sqe->opcode == SIW_OP_REG_MR || sqe->opcode == SIW_OP_INVAL_STAG)
+		return sqe->num_sge ? -EINVAL : 0;
+	if (sqe->num_sge > SIW_MAX_SGE)
+		return -EINVAL;
+	/* A Read Request names one Data Sink (RFC 5040 §4.4). */
+	if (read && sqe->num_sge != 1)
+		return -EINVAL;
+	return 0;
+}
+
+static int sqe_opcode_from_wr(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+		return SIW_OP_WRITE;
+	case IB_WR_RDMA_READ:
+		return SIW_OP_READ;
+	case IB_WR_RDMA_READ_WITH_INV:
+		return SIW_OP_READ_LOCAL_INV;
+	case IB_WR_SEND:
+		return SIW_OP_SEND;
+	case IB_WR_SEND_WITH_INV:
+		return SIW_OP_SEND_REMOTE_INV;
+	case IB_WR_LOCAL_INV:
+		return SIW_OP_INVAL_STAG;
+	case IB_WR_REG_MR:
+		return SIW_OP_REG_MR;
+	default:
+		return -EINVAL;	/* no immediate data or atomics in iWARP */
+	}
+}
+
+/* Inline data goes into the SQE from sge[1] on, sge[0] says how much. */
+static int sqe_copy_inline(struct siw_sqe *sqe, const struct ib_send_wr *wr)
+{
+	char *data = (char *)&sqe->sge[1];
+	u32 bytes = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 len = wr->sg_list[i].length;
+
+		if (len > SIW_MAX_INLINE - bytes)
+			return -EINVAL;
+		/* ib_uses_virt_dma(): addresses are kernel virtual */
+		memcpy(data + bytes, (void *)(uintptr_t)wr->sg_list[i].addr,
+		       len);
+		bytes += len;
+	}
+	sqe->sge[0].laddr = 0;
+	sqe->sge[0].length = bytes;
+	sqe->sge[0].lkey = 0;
+	sqe->num_sge = 1;
+	return 0;
+}
+
+static void sqe_copy_sgl(struct siw_sqe *sqe, const struct ib_send_wr *wr)
+{
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		sqe->sge[i].laddr = wr->sg_list[i].addr;
+		sqe->sge[i].length = wr->sg_list[i].length;
+		sqe->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	sqe->num_sge = wr->num_sge;
+}
+
+static void sqe_copy_target(struct siw_sqe *sqe, const struct ib_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		sqe->rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		sqe->base_mr = (uintptr_t)reg_wr(wr)->mr;
+		sqe->rkey = reg_wr(wr)->key;
+		sqe->access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+}
+
+static u16 sqe_flags_from_wr(const struct ib_send_wr *wr, bool sig_all)
+{
+	u16 flags = SIW_WQE_VALID;
+
+	if (sig_all || (wr->send_flags & IB_SEND_SIGNALED))
+		flags |= SIW_WQE_SIGNALLED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		flags |= SIW_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		flags |= SIW_WQE_READ_FENCE;
+	if (wr->send_flags & IB_SEND_INLINE)
+		flags |= SIW_WQE_INLINE;
+	return flags;
+}
+
+/* A kernel consumer's send WR as an SQE: immediate errors are -EINVAL. */
+static int sqe_from_wr(struct siw_sqe *sqe, const struct ib_send_wr *wr,
+		       bool sig_all)
+{
+	int opcode = sqe_opcode_from_wr(wr->opcode);
+	int err = 0;
+
+	if (opcode < 0 || wr->num_sge < 0 || wr->num_sge > SW_DDP_MAX_SGE)
+		return -EINVAL;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->id = wr->wr_id;
+	sqe->opcode = opcode;
+	sqe->flags = sqe_flags_from_wr(wr, sig_all);
+	sqe_copy_target(sqe, wr);
+	if (sqe->flags & SIW_WQE_INLINE)
+		err = sqe_copy_inline(sqe, wr);
+	else if (opcode != SIW_OP_REG_MR)	/* sge[] holds its access */
+		sqe_copy_sgl(sqe, wr);
+	return err ?: sqe_check(sqe, false);
+}
+
+/* Fill a free slot and make it valid, the flag last. */
+static void sqe_publish(struct siw_sqe *slot, const struct siw_sqe *sqe)
+{
+	u16 flags = sqe->flags;
+
+	memcpy(slot, sqe, sizeof(*slot));
+	slot->flags = 0;
+	/* The SQE is complete before it is valid to the taker. */
+	smp_store_release(&slot->flags, flags);
+}
+
+static void sq_flush_wc(struct sw_ddp_qp *qp, const struct siw_sqe *sqe,
+			struct sw_ddp_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = sqe->id;
+	wc->qp = &qp->base;
+	/* A hostile opcode must not reach libsiw's opcode table. */
+	wc->opcode = sqe->opcode < SIW_NUM_OPCODES ? sqe->opcode : SIW_OP_SEND;
+	wc->status = IB_WC_WR_FLUSH_ERR;
+}
+
+/*
+ * Complete the done SQEs at the head, in posting order, and free their
+ * slots.  Successful unsignalled SQEs complete without a CQE; failed ones
+ * always have one.  Returns -EOVERFLOW if a CQE was lost.
+ */
+static int sq_retire_locked(struct sw_ddp_qp *qp, bool *notify)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	struct sw_ddp_wc wc;
+	int err = 0;
+
+	while (sq->get != sq->next) {
+		struct sw_ddp_swqe *t = sq_taken(sq, sq->get);
+
+		if (!t->done)
+			break;
+		if (t->status != IB_WC_SUCCESS ||
+		    (t->sqe.flags & SIW_WQE_SIGNALLED)) {
+			sq_flush_wc(qp, &t->sqe, &wc);
+			wc.status = t->status;
+			wc.bytes = t->bytes;
+			if (sw_ddp_cq_add(qp_scq(qp), &wc, notify))
+				err = -EOVERFLOW;
+		}
+		/* A full barrier: libsiw tests this flag for its doorbell. */
+		smp_store_mb(sq_slot(sq, sq->get)->flags, 0);
+		sq->get++;
+	}
+	return err;
+}
+
+/*
+ * Take the SQE at next: copy it, then check the copy.  -ENOENT if none is
+ * posted; -EINVAL if it is malformed, when it is taken and done with
+ * IB_WC_LOC_QP_OP_ERR.
+ */
+static int sq_take_locked(struct sw_ddp_qp *qp, u32 *seq)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	struct siw_sqe *slot = sq_slot(sq, sq->next);
+	struct sw_ddp_swqe *t = sq_taken(sq, sq->next);
+	u16 flags;
+
+	if (sq->next - sq->get == sq->num ||
+	    (!qp->user && sq->next == sq->put))
+		return -ENOENT;
+	/* Valid first, then the SQE libsiw wrote before setting it. */
+	flags = smp_load_acquire(&slot->flags);
+	if (!(flags & SIW_WQE_VALID))
+		return -ENOENT;
+
+	memcpy(&t->sqe, slot, sizeof(t->sqe));
+	t->sqe.flags = flags;
+	t->bytes = 0;
+	t->status = IB_WC_SUCCESS;
+	t->done = false;
+	*seq = sq->next++;
+
+	if (sqe_check(&t->sqe, qp->user)) {
+		t->status = IB_WC_LOC_QP_OP_ERR;
+		t->done = true;
+		return -EINVAL;
+	}
+	if (t->sqe.flags & SIW_WQE_INLINE)
+		t->sqe.num_sge = 1;
+	return 0;
+}
+
+/*
+ * Flush every SQE (QP in ERROR): the taken ones first, as they are older,
+ * then those never taken.  A user can keep setting valid flags: one pass
+ * over the ring at most.
+ */
+static void sq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	u32 idx, seq, n;
+
+	for (idx = sq->get; idx != sq->next; idx++) {
+		struct sw_ddp_swqe *t = sq_taken(sq, idx);
+
+		if (!t->done) {
+			t->status = IB_WC_WR_FLUSH_ERR;
+			t->done = true;
+		}
+	}
+	sq_retire_locked(qp, notify);
+
+	for (n = 0; n < sq->num; n++) {
+		if (sq_take_locked(qp, &seq) == -ENOENT)
+			break;
+		sq_taken(sq, seq)->status = IB_WC_WR_FLUSH_ERR;
+		sq_taken(sq, seq)->done = true;
+		sq_retire_locked(qp, notify);
+	}
+}
+
+void sw_ddp_sq_flush(struct sw_ddp_qp *qp)
+{
+	bool notify = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sq_flush_locked(qp, &notify);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (notify)
+		sw_ddp_cq_notify(qp_scq(qp));
+}
+
+static int sq_post_locked(struct sw_ddp_qp *qp, const struct ib_send_wr **wr)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	struct siw_sqe sqe;
+	int err;
+
+	for (; *wr; *wr = (*wr)->next) {
+		if (sq->put - sq->get == sq->num)
+			return -ENOMEM;
+		err = sqe_from_wr(&sqe, *wr, qp->sig_all);
+		if (err)
+			return err;
+		sqe_publish(sq_slot(sq, sq->put), &sqe);
+		sq->put++;
+	}
+	return 0;
+}
+
+/*
+ * Posting to a QP in ERROR completes each WR with a flush error right away
+ * (ib_drain_sq() relies on it), after what the ring still holds.
+ */
+static int sq_post_flush_locked(struct sw_ddp_qp *qp,
+				const struct ib_send_wr **wr, bool *notify)
+{
+	struct sw_ddp_wc wc;
+	struct siw_sqe sqe;
+	int err;
+
+	sq_flush_locked(qp, notify);
+	for (; *wr; *wr = (*wr)->next) {
+		err = sqe_from_wr(&sqe, *wr, qp->sig_all);
+		if (err)
+			return err;
+		sq_flush_wc(qp, &sqe, &wc);
+		sw_ddp_cq_add(qp_scq(qp), &wc, notify);
+	}
+	return 0;
+}
+
+/*
+ * libsiw's doorbell.  SQEs of a QP in IDLE wait for RTS; in RTS the TX
+ * engine (issue 5) will be started from here.
+ */
+static int sq_doorbell(struct sw_ddp_qp *qp)
+{
+	switch (READ_ONCE(qp->state)) {
+	case SW_DDP_QPS_ERROR:
+		sw_ddp_sq_flush(qp);
+		return 0;
+	case SW_DDP_QPS_IDLE:
+	case SW_DDP_QPS_RTS:
+		return 0;
+	default:
+		return -ENOTCONN;
+	}
+}
+
+/*
+ * ops.post_send.  A QP in IDLE or RTS queues the WRs, one in ERROR flushes
+ * them, and one in CLOSING or TERMINATE refuses them.
+ */
+int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr)
+{
+	struct sw_ddp_qp *qp = to_qp(ibqp);
+	bool notify = false;
+	unsigned long flags;
+	int err;
+
+	if (qp->user) {
+		if (!wr)
+			return sq_doorbell(qp);
+		*bad_wr = wr;		/* user SQEs come through the ring */
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	switch (READ_ONCE(qp->state)) {
+	case SW_DDP_QPS_IDLE:
+	case SW_DDP_QPS_RTS:
+		err = sq_post_locked(qp, &wr);
+		break;
+	case SW_DDP_QPS_ERROR:
+		err = sq_post_flush_locked(qp, &wr, &notify);
+		break;
+	default:
+		err = -ENOTCONN;
+		break;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	if (notify)
+		sw_ddp_cq_notify(qp_scq(qp));
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/**
+ * sw_ddp_sq_next() - take the next SQE to transmit
+ * @qp: the QP
+ * @sqe: the SQE, checked, copied out of the ring; inline data is in
+ *	@sqe->sge[1] on, @sqe->sge[0].length bytes of it
+ * @seq: its sequence number, for sw_ddp_sq_complete()
+ *
+ * Any context.  SQEs are taken in posting order; a taken SQE keeps its
+ * slot until it completes.
+ *
+ * Return: 0; -ENOENT if no SQE is waiting; -EINVAL if the SQE was
+ * malformed: it completes with IB_WC_LOC_QP_OP_ERR and the QP goes to
+ * ERROR.
+ */
+int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
+{
+	bool notify = false;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	err = sq_take_locked(qp, seq);
+	if (!err)
+		*sqe = sq_taken(&qp->sq, *seq)->sqe;
+	else if (err == -EINVAL)
+		sq_retire_locked(qp, &notify);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	if (notify)
+		sw_ddp_cq_notify(qp_scq(qp));
+	if (err == -EINVAL)
+		sw_ddp_qp_fatal(qp);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_next);
+
+/**
+ * sw_ddp_sq_complete() - an SQE taken with sw_ddp_sq_next() has ended
+ * @qp: the QP
+ * @seq: the SQE's sequence number
+ * @bytes: bytes transferred
+ * @status: its outcome
+ *
+ * Any context.  The SQE and those after it that ended already complete
+ * now, in order, unless one before it is still outstanding.  A failed
+ * status does not change the QP's state: the engine does that, after its
+ * Terminate message (RFC 5040, "Terminate Header").
+ *
+ * Return: 0; -ECANCELED if the SQE was flushed meanwhile (the QP went to
+ * ERROR); -EOVERFLOW if the send CQ overflowed: the QP goes to ERROR.
+ */
+int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
+		       enum ib_wc_status status)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	bool notify = false;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	if (seq - sq->get >= sq->next - sq->get) {
+		err = -ECANCELED;
+	} else {
+		struct sw_ddp_swqe *t = sq_taken(sq, seq);
+
+		t->bytes = bytes;
+		t->status = status;
+		t->done = true;
+		err = sq_retire_locked(qp, &notify);
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+
+	if (notify)
+		sw_ddp_cq_notify(qp_scq(qp));
+	if (err == -EOVERFLOW)
+		sw_ddp_qp_fatal(qp);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_complete);
+
+/*
+ * Is an SQE waiting to be taken?  The engine asks after each completion,
+ * as libsiw rings no doorbell while the slot before its new SQEs is valid.
+ */
+bool sw_ddp_sq_pending(struct sw_ddp_qp *qp)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	unsigned long flags;
+	bool pending;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	pending = sq->next - sq->get < sq->num &&
+		  (qp->user || sq->next != sq->put) &&
+		  (READ_ONCE(sq_slot(sq, sq->next)->flags) & SIW_WQE_VALID);
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return pending;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_pending);

@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: sw_ddp queue pairs and SRQs through ib_core on a real device:
+ * creation limits, the iWARP verbs state machine, posting, flushing into
+ * the CQ, the engine's consume/complete helpers, SRQs and the limit event.
+ */
+#include <kunit/test.h>
+
+#include "qp.h"
+#include "queue_fixture.h"
+#include "srq.h"
+
+static struct sw_ddp_dev *fx_sdev(struct kunit *test)
+{
+	return to_sdev(((struct qfix *)test->priv)->ibdev);
+}
+
+/* Expect creation to fail with @err; a QP made anyway is cleaned up. */
+static void expect_create_fails(struct kunit *test,
+				struct ib_qp_init_attr *attr, long err)
+{
+	struct qfix *fx = test->priv;
+	struct ib_qp *qp = ib_create_qp(fx->pd, attr);
+
+	if (!IS_ERR(qp)) {
+		ib_destroy_qp(qp);
+		KUNIT_FAIL(test, "ib_create_qp succeeded");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, PTR_ERR(qp), err);
+}
+
+static void expect_wc(struct kunit *test, const struct ib_wc *wc, u64 wr_id,
+		      enum ib_wc_opcode opcode, enum ib_wc_status status)
+{
+	KUNIT_EXPECT_EQ(test, wc->wr_id, wr_id);
+	KUNIT_EXPECT_EQ(test, wc->opcode, opcode);
+	KUNIT_EXPECT_EQ(test, wc->status, status);
+}
+
+static void create_reports_caps(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 16);
+	struct ib_qp_init_attr attr, init;
+	struct ib_qp_attr qattr;
+	struct ib_qp *qp;
+
+	qf_init_attr(test, &attr, cq, 5, 3);
+	attr.cap.max_inline_data = 10;
+	qp = qf_qp_attr(test, &attr);
+
+	KUNIT_EXPECT_EQ(test, attr.cap.max_send_wr, 8);
+	KUNIT_EXPECT_EQ(test, attr.cap.max_recv_wr, 4);
+	KUNIT_EXPECT_EQ(test, attr.cap.max_send_sge, SW_DDP_MAX_SGE);
+	KUNIT_EXPECT_EQ(test, attr.cap.max_inline_data, SW_DDP_MAX_INLINE);
+	KUNIT_EXPECT_NE(test, qp->qp_num, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx_sdev(test)->num_qp), 1);
+
+	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &qattr, IB_QP_STATE, &init), 0);
+	KUNIT_EXPECT_EQ(test, qattr.qp_state, IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, qattr.cap.max_send_wr, 8);
+	KUNIT_EXPECT_EQ(test, init.qp_type, IB_QPT_RC);
+	KUNIT_EXPECT_PTR_EQ(test, init.send_cq, cq);
+}
+
+static void create_refuses_bad_attrs(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 16);
+	struct ib_qp_init_attr attr;
+
+	qf_init_attr(test, &attr, cq, 4, 4);
+	attr.qp_type = IB_QPT_UD;
+	expect_create_fails(test, &attr, -EOPNOTSUPP);
+
+	qf_init_attr(test, &attr, cq, 0, 4);
+	expect_create_fails(test, &attr, -EINVAL);
+	qf_init_attr(test, &attr, cq, SW_DDP_MAX_QP_WR + 1, 4);
+	expect_create_fails(test, &attr, -EINVAL);
+	qf_init_attr(test, &attr, cq, 4, SW_DDP_MAX_QP_WR + 1);
+	expect_create_fails(test, &attr, -EINVAL);
+
+	qf_init_attr(test, &attr, cq, 4, 4);
+	attr.cap.max_send_sge = SW_DDP_MAX_SGE + 1;
+	expect_create_fails(test, &attr, -EINVAL);
+	qf_init_attr(test, &attr, cq, 4, 4);
+	attr.cap.max_recv_sge = SW_DDP_MAX_SGE + 1;
+	expect_create_fails(test, &attr, -EINVAL);
+	qf_init_attr(test, &attr, cq, 4, 4);
+	attr.cap.max_inline_data = SW_DDP_MAX_INLINE + 1;
+	expect_create_fails(test, &attr, -EINVAL);
+	qf_init_attr(test, &attr, cq, 4, 4);
+	attr.sq_sig_type = 7;
+	expect_create_fails(test, &attr, -EINVAL);
+	qf_init_attr(test, &attr, cq, 4, 4);
+	attr.recv_cq = NULL;
+	expect_create_fails(test, &attr, -EINVAL);
+
+	/* Nothing half-made is left counted. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx_sdev(test)->num_qp), 0);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&fx_sdev(test)->qp_xa));
+}
+
+/* RTS needs a connection, which only the connection manager brings. */
+static void rts_needs_connection(struct kunit *test)
+{
+	struct ib_qp *qp = qf_qp(test, qf_cq(test, 4), 4, 4);
+
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_INIT), 0);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RTR), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RTS), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_INIT);
+}
+
+static void modify_refuses_illegal(struct kunit *test)
+{
+	struct ib_qp *qp = qf_qp(test, qf_cq(test, 4), 4, 4);
+	struct ib_qp_attr attr = {};
+
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_SQD), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_SQE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_ERR + 1), -EINVAL);
+
+	/* Straight to the driver: ib_core reads port data before checking. */
+	attr.port_num = 2;
+	KUNIT_EXPECT_EQ(test, qp->device->ops.modify_qp(qp, &attr, IB_QP_PORT,
+							NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_CAP), -EOPNOTSUPP);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_SQD), -EINVAL);
+
+	/* The current state, if given, must be the current state. */
+	attr.qp_state = IB_QPS_RESET;
+	attr.cur_qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr,
+					   IB_QP_STATE | IB_QP_CUR_STATE),
+			-EINVAL);
+	/* ORD and IRD change only in IDLE. */
+	attr.max_rd_atomic = 1;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_MAX_QP_RD_ATOMIC),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_ERR);
+}
+
+static void modify_all_or_nothing(struct kunit *test)
+{
+	struct ib_qp *qp = qf_qp(test, qf_cq(test, 4), 4, 4);
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_ERR,
+		.max_rd_atomic = 4,
+		.max_dest_rd_atomic = SW_DDP_MAX_IRD + 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
+	};
+	int mask = IB_QP_STATE | IB_QP_MAX_QP_RD_ATOMIC |
+		   IB_QP_MAX_DEST_RD_ATOMIC;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr out;
+
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, mask), -EINVAL);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &out, mask, &init), 0);
+	KUNIT_EXPECT_EQ(test, out.qp_state, IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, out.max_rd_atomic, 0);
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.max_dest_rd_atomic = 8;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr,
+					   mask | IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &out, mask, &init), 0);
+	KUNIT_EXPECT_EQ(test, out.max_rd_atomic, 4);
+	KUNIT_EXPECT_EQ(test, out.max_dest_rd_atomic, 8);
+	KUNIT_EXPECT_EQ(test, out.qp_access_flags, IB_ACCESS_REMOTE_WRITE);
+}
+
+static void idle_error_idle(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct ib_wc wc[2];
+
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RESET), 0);
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_RESET);
+
+	/* Back in IDLE, receives wait again. */
+	KUNIT_EXPECT_EQ(test, qf_post_recv(qp, 1), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 2), 0);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 2), 1);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_INIT), 0);
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_INIT);
+}
+
+static void error_flushes_receives_in_order(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct ib_wc wc[4];
+	int i;
+
+	for (i = 1; i <= 3; i++)
+		KUNIT_ASSERT_EQ(test, qf_post_recv(qp, i), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 3);
+	for (i = 0; i < 3; i++) {
+		expect_wc(test, &wc[i], i + 1, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, qp);
+	}
+}
+
+/* Sends wait in IDLE; ERROR flushes them all, signalled or not. */
+static void error_flushes_queued_sends(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct ib_wc wc[4];
+
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 10, IB_WR_SEND,
+					   IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 11, IB_WR_RDMA_WRITE, 0), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 12, IB_WR_RDMA_READ,
+					   IB_SEND_SIGNALED), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 3);
+	expect_wc(test, &wc[0], 10, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[1], 11, IB_WC_RDMA_WRITE, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[2], 12, IB_WC_RDMA_READ, IB_WC_WR_FLUSH_ERR);
+}
+
+static void post_in_error_flushes_at_once(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct ib_wc wc[2];
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_post_recv(qp, 5), 0);
+	KUNIT_EXPECT_EQ(test, qf_post_send(qp, 6, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 2), 2);
+	expect_wc(test, &wc[0], 5, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[1], 6, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+}
+
+static int post_one(struct ib_qp *qp, struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad = NULL;
+
+	return ib_post_send(qp, wr, &bad);
+}
+
+static void post_send_refuses_bad_wrs(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 8, 4);
+	static u8 buf[128];
+	struct ib_sge sge[SW_DDP_MAX_SGE + 1] = {
+		[0] = { .addr = (uintptr_t)buf, .length = sizeof(buf) },
+		[1] = { .addr = (uintptr_t)buf, .length = 8 },
+	};
+	struct ib_send_wr wr[3] = {};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc[4];
+
+	/* A chain stops at the first bad WR; those before it are posted. */
+	wr[0] = (struct ib_send_wr){ .wr_id = 1, .opcode = IB_WR_SEND,
+				     .next = &wr[1] };
+	wr[1] = (struct ib_send_wr){ .wr_id = 2, .opcode = IB_WR_SEND_WITH_IMM,
+				     .next = &wr[2] };
+	wr[2] = (struct ib_send_wr){ .wr_id = 3, .opcode = IB_WR_SEND };
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr[0], &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr[1]);
+
+	wr[0] = (struct ib_send_wr){ .opcode = IB_WR_ATOMIC_FETCH_AND_ADD };
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
+	wr[0] = (struct ib_send_wr){ .opcode = IB_WR_SEND, .sg_list = sge,
+				     .num_sge = SW_DDP_MAX_SGE + 1 };
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
+	/* RFC 5040: one Data Sink per Read */
+	wr[0] = (struct ib_send_wr){ .opcode = IB_WR_RDMA_READ, .sg_list = sge,
+				     .num_sge = 2 };
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
+	/* Inline: Send and Write only, at most SIW_MAX_INLINE bytes */
+	wr[0].num_sge = 1;
+	wr[0].send_flags = IB_SEND_INLINE;
+	sge[0].length = 8;
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
+	wr[0].opcode = IB_WR_SEND;
+	sge[0].length = SW_DDP_MAX_INLINE + 1;
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
+	sge[0].length = SW_DDP_MAX_INLINE;
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), 0);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 1);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 0);
+}
+
+static void post_refuses_when_full(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 2, 2);
+	struct ib_recv_wr rwr[3] = {
+		{ .wr_id = 1, .next = &rwr[1] },
+		{ .wr_id = 2, .next = &rwr[2] },
+		{ .wr_id = 3 },
+	};
+	struct ib_send_wr swr[3] = {
+		{ .wr_id = 4, .opcode = IB_WR_SEND, .next = &swr[1] },
+		{ .wr_id = 5, .opcode = IB_WR_SEND, .next = &swr[2] },
+		{ .wr_id = 6, .opcode = IB_WR_SEND },
+	};
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *sbad;
+	struct ib_sge sge[SW_DDP_MAX_SGE + 1] = {};
+	struct ib_recv_wr big = { .sg_list = sge,
+				  .num_sge = SW_DDP_MAX_SGE + 1 };
+	struct ib_wc wc[8];
+
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &big, &rbad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, rwr, &rbad), -ENOMEM);
+	KUNIT_EXPECT_PTR_EQ(test, rbad, (const struct ib_recv_wr *)&rwr[2]);
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, swr, &sbad), -ENOMEM);
+	KUNIT_EXPECT_PTR_EQ(test, sbad, (const struct ib_send_wr *)&swr[2]);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 8), 4);
+}
+
+struct drain_ctx {
+	struct ib_cqe cqe;
+	atomic_t flushed;
+};
+
+static void drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct drain_ctx *ctx = container_of(wc->wr_cqe, struct drain_ctx, cqe);
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&ctx->flushed);
+}
+
+/* ib_drain_qp(): ERROR, then a marker WR per queue that must flush. */
+static void drain_qp_completes(struct kunit *test)
+{
+	struct qfix *fx = test->priv;
+	struct drain_ctx ctx = { .cqe.done = drain_done };
+	struct ib_recv_wr wr = { .wr_cqe = &ctx.cqe };
+	struct ib_qp_init_attr attr;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+
+	cq = ib_alloc_cq(fx->ibdev, NULL, 16, 0, IB_POLL_WORKQUEUE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	qf_init_attr(test, &attr, cq, 4, 4);
+	qp = ib_create_qp(fx->pd, &attr);
+	if (IS_ERR(qp)) {
+		ib_free_cq(cq);
+		KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(qp));
+		return;
+	}
+
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &wr, NULL), 0);
+	ib_drain_qp(qp);	/* hangs, and fails the run, if flushing does */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx.flushed), 2);
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_ERR);
+
+	ib_destroy_qp(qp);
+	ib_free_cq(cq);
+}
+
+/* Outstanding WQEs flush on destroy; the CQEs then name no QP. */
+static void destroy_flushes_outstanding(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct ib_wc wc[4];
+
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 1), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 2, IB_WR_SEND, 0), 0);
+	qf_destroy_qp(test, qp);
+
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 2);
+	expect_wc(test, &wc[0], 2, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[1], 1, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_NULL(test, wc[0].qp);
+	KUNIT_EXPECT_NULL(test, wc[1].qp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx_sdev(test)->num_qp), 0);
+}
+
+/* The iw_cm's view: QPN lookup and references. */
+static void iw_lookup_and_refs(struct kunit *test)
+{
+	struct qfix *fx = test->priv;
+	struct ib_qp *qp = qf_qp(test, qf_cq(test, 4), 4, 4);
+	const struct ib_device_ops *ops = &fx->ibdev->ops;
+	u32 qpn = qp->qp_num;
+	struct sw_ddp_qp *found;
+
+	KUNIT_EXPECT_PTR_EQ(test, ops->iw_get_qp(fx->ibdev, qpn), qp);
+	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(fx->ibdev, qpn + 1));
+	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(fx->ibdev, -1));
+
+	KUNIT_EXPECT_EQ(test, kref_read(&to_qp(qp)->ref), 1);
+	ops->iw_add_ref(qp);
+	KUNIT_EXPECT_EQ(test, kref_read(&to_qp(qp)->ref), 2);
+	ops->iw_rem_ref(qp);
+
+	found = sw_ddp_qp_lookup(fx_sdev(test), qpn);
+	KUNIT_EXPECT_PTR_EQ(test, found, to_qp(qp));
+	KUNIT_EXPECT_EQ(test, kref_read(&to_qp(qp)->ref), 2);
+	if (found)
+		sw_ddp_qp_put(found);
+
+	qf_destroy_qp(test, qp);
+	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(fx->ibdev, qpn));
+	KUNIT_EXPECT_NULL(test, sw_ddp_qp_lookup(fx_sdev(test), qpn));
+}
+
+/* The engine finishes SQEs in any order; they complete in posting order. */
+static void sq_completes_in_order(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *sqp = to_qp(qp);
+	struct siw_sqe sqe;
+	u32 seq[3];
+	struct ib_wc wc[4];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 1, IB_WR_SEND,
+					   IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 2, IB_WR_RDMA_WRITE, 0), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 3, IB_WR_RDMA_READ,
+					   IB_SEND_SIGNALED), 0);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq[i]), 0);
+		KUNIT_EXPECT_EQ(test, sqe.id, i + 1);
+	}
+	KUNIT_EXPECT_EQ(test, sqe.opcode, SIW_OP_READ);
+	KUNIT_EXPECT_EQ(test, sqe.rkey, 0x1234);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq[0]), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, sw_ddp_sq_pending(sqp));
+
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_complete(sqp, seq[2], 16, 0), 0);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_complete(sqp, seq[1], 16, 0), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_complete(sqp, seq[0], 16, 0), 0);
+
+	/* The unsignalled Write completes silently. */
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 2);
+	expect_wc(test, &wc[0], 1, IB_WC_SEND, IB_WC_SUCCESS);
+	expect_wc(test, &wc[1], 3, IB_WC_RDMA_READ, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].byte_len, 16);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_complete(sqp, seq[0], 0, 0),
+			-ECANCELED);
+
+	/* Freed slots take new SQEs. */
+	KUNIT_EXPECT_EQ(test, qf_post_send(qp, 4, IB_WR_SEND, 0), 0);
+	KUNIT_EXPECT_TRUE(test, sw_ddp_sq_pending(sqp));
+}
+
+/* ERROR flushes taken SQEs first; those that ended keep their outcome. */
+static void sq_flush_taken_first(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *sqp = to_qp(qp);
+	struct siw_sqe sqe;
+	struct ib_wc wc[4];
+	u32 seq[2];
+
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 1, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 2, IB_WR_SEND,
+					   IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 3, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq[0]), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq[1]), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sq_complete(sqp, seq[1], 8, 0), 0);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 3);
+	expect_wc(test, &wc[0], 1, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[1], 2, IB_WC_SEND, IB_WC_SUCCESS);
+	expect_wc(test, &wc[2], 3, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_complete(sqp, seq[0], 0, 0),
+			-ECANCELED);
+}
+
+/*
+ * SQEs are checked after they are copied out of the ring, as user space
+ * may write anything there.  Stand in for libsiw by writing the ring.
+ */
+static void sq_refuses_malformed_sqe(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *sqp = to_qp(qp);
+	struct siw_sqe *slot = &sqp->sq.ring[0];
+	struct siw_sqe sqe;
+	struct ib_wc wc;
+	u32 seq;
+
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 1, IB_WR_SEND, 0), 0);
+	slot->num_sge = SIW_MAX_SGE + 1;
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), -EINVAL);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, &wc, 1), 1);
+	expect_wc(test, &wc, 1, IB_WC_SEND, IB_WC_LOC_QP_OP_ERR);
+
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_ERR);
+}
+
+/* A user SQE may not carry a kernel pointer (REG_MR) or unknown flags. */
+static void sq_user_sqe_rules(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *sqp = to_qp(qp);
+	struct siw_sqe *ring = sqp->sq.ring;
+	struct siw_sqe sqe;
+	struct ib_wc wc[2];
+	u32 seq;
+
+	/* Each malformed SQE costs the QP: it goes to ERROR, then back. */
+	sqp->user = true;	/* read the ring as a libsiw ring */
+	ring[0] = (struct siw_sqe){ .id = 7, .opcode = SIW_OP_REG_MR };
+	/* as libsiw: the SQE, then its valid flag */
+	smp_store_release(&ring[0].flags, SIW_WQE_VALID);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RESET), 0);
+
+	ring[1] = (struct siw_sqe){ .id = 8, .opcode = SIW_OP_SEND };
+	/* as libsiw, with a flag it never sets */
+	smp_store_release(&ring[1].flags, SIW_WQE_VALID | 0x100);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 2));
+	sqp->user = false;
+
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 7);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 8);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_LOC_QP_OP_ERR);
+	/* Completed, the slots are free again. */
+	KUNIT_EXPECT_EQ(test, ring[0].flags, 0);
+	KUNIT_EXPECT_EQ(test, ring[1].flags, 0);
+}
+
+static void rq_get_and_complete(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_wc swc = { .bytes = 10 };
+	struct siw_rqe rqe;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 7), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 8), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, rqe.id, 7);
+	KUNIT_EXPECT_EQ(test, rqe.num_sge, 1);
+	KUNIT_EXPECT_EQ(test, rqe.sge[0].length, 64);
+
+	swc.wr_id = rqe.id;
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_complete(to_qp(qp), &swc), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, &wc, 1), 1);
+	expect_wc(test, &wc, 7, IB_WC_RECV, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 10);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, qp);
+
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, rqe.id, 8);
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), -ENOENT);
+}
+
+static void rq_refuses_malformed_rqe(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *sqp = to_qp(qp);
+	struct siw_rqe rqe;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 9), 0);
+	sqp->rq.ring[0].num_sge = SIW_MAX_SGE + 1;
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_get(sqp, &rqe), -EINVAL);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, &wc, 1), 1);
+	expect_wc(test, &wc, 9, IB_WC_RECV, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_ERR);
+}
+
+static void srq_create_checks(struct kunit *test)
+{
+	struct qfix *fx = test->priv;
+	struct ib_srq_init_attr bad[] = {
+		{ .attr = { .max_wr = 0 } },
+		{ .attr = { .max_wr = SW_DDP_MAX_SRQ_WR + 1 } },
+		{ .attr = { .max_wr = 4, .max_sge = SW_DDP_MAX_SGE + 1 } },
+		{ .attr = { .max_wr = 4, .srq_limit = 5 } },
+	};
+	struct ib_srq_attr attr;
+	struct ib_srq *srq;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		srq = ib_create_srq(fx->pd, &bad[i]);
+		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(srq), -EINVAL);
+		if (!IS_ERR(srq))
+			ib_destroy_srq(srq);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx_sdev(test)->num_srq), 0);
+
+	srq = qf_srq(test, 5, 0);
+	KUNIT_ASSERT_EQ(test, ib_query_srq(srq, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.max_wr, 8);
+	KUNIT_EXPECT_EQ(test, attr.srq_limit, 0);
+	attr.max_wr = 16;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR),
+			-EOPNOTSUPP);
+	attr.srq_limit = 9;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_LIMIT),
+			-EINVAL);
+}
+
+static int post_srq(struct ib_srq *srq, u64 wr_id)
+{
+	struct ib_recv_wr wr = { .wr_id = wr_id };
+
+	return ib_post_srq_recv(srq, &wr, NULL);
+}
+
+static void srq_post_and_take(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_srq *srq = qf_srq(test, 4, 0);
+	struct ib_qp_init_attr attr;
+	struct siw_rqe rqe;
+	struct ib_qp *qp;
+	int i;
+
+	qf_init_attr(test, &attr, cq, 4, 0);
+	attr.srq = srq;
+	qp = qf_qp_attr(test, &attr);
+	KUNIT_EXPECT_EQ(test, attr.cap.max_recv_wr, 0);
+
+	/* Receives go to the SRQ, not to the QP. */
+	KUNIT_EXPECT_EQ(test, qf_post_recv(qp, 1), -EINVAL);
+	for (i = 1; i <= 4; i++)
+		KUNIT_ASSERT_EQ(test, post_srq(srq, i), 0);
+	KUNIT_EXPECT_EQ(test, post_srq(srq, 5), -ENOMEM);
+
+	for (i = 1; i <= 4; i++) {
+		KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+		KUNIT_EXPECT_EQ(test, rqe.id, i);
+	}
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), -ENOENT);
+	KUNIT_EXPECT_EQ(test, post_srq(srq, 5), 0);
+}
+
+static void srq_limit_event(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_srq *srq = qf_srq(test, 8, 0);
+	struct ib_srq_attr sattr = { .srq_limit = 2 };
+	struct ib_qp_init_attr attr;
+	struct siw_rqe rqe;
+	struct ib_qp *qp;
+	int i;
+
+	qf_init_attr(test, &attr, cq, 4, 0);
+	attr.srq = srq;
+	qp = qf_qp_attr(test, &attr);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, post_srq(srq, i), 0);
+
+	/* Unarmed: no event. */
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT), 0);
+
+	/* 3 left, then 2: not below the limit of 2 */
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_SRQ_LIMIT_REACHED), 0);
+	/* 1 left: the event, once */
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_SRQ_LIMIT_REACHED), 1);
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_SRQ_LIMIT_REACHED), 1);
+
+	/* Re-armed, it fires again. */
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, post_srq(srq, i), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_SRQ_LIMIT_REACHED), 1);
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_SRQ_LIMIT_REACHED), 2);
+}
+
+/* A QP's ERROR leaves the SRQ alone: another QP still gets its RQEs. */
+static void srq_survives_qp_error(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_srq *srq = qf_srq(test, 4, 0);
+	struct ib_qp_init_attr attr;
+	struct ib_qp *qp1, *qp2;
+	struct siw_rqe rqe;
+	struct ib_wc wc;
+	int i;
+
+	qf_init_attr(test, &attr, cq, 4, 0);
+	attr.srq = srq;
+	qp1 = qf_qp_attr(test, &attr);
+	qp2 = qf_qp_attr(test, &attr);
+	for (i = 1; i <= 3; i++)
+		KUNIT_ASSERT_EQ(test, post_srq(srq, i), 0);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp1, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, &wc, 1), 0);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_QP_LAST_WQE_REACHED), 1);
+
+	for (i = 1; i <= 3; i++) {
+		KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp2), &rqe), 0);
+		KUNIT_EXPECT_EQ(test, rqe.id, i);
+	}
+}
+
+static struct kunit_case qp_test_cases[] = {
+	KUNIT_CASE(create_reports_caps),
+	KUNIT_CASE(create_refuses_bad_attrs),
+	KUNIT_CASE(rts_needs_connection),
+	KUNIT_CASE(modify_refuses_illegal),
+	KUNIT_CASE(modify_all_or_nothing),
+	KUNIT_CASE(idle_error_idle),
+	KUNIT_CASE(error_flushes_receives_in_order),
+	KUNIT_CASE(error_flushes_queued_sends),
+	KUNIT_CASE(post_in_error_flushes_at_once),
+	KUNIT_CASE(post_send_refuses_bad_wrs),
+	KUNIT_CASE(post_refuses_when_full),
+	KUNIT_CASE(drain_qp_completes),
+	KUNIT_CASE(destroy_flushes_outstanding),
+	KUNIT_CASE(iw_lookup_and_refs),
+	KUNIT_CASE(sq_completes_in_order),
+	KUNIT_CASE(sq_flush_taken_first),
+	KUNIT_CASE(sq_refuses_malformed_sqe),
+	KUNIT_CASE(sq_user_sqe_rules),
+	KUNIT_CASE(rq_get_and_complete),
+	KUNIT_CASE(rq_refuses_malformed_rqe),
+	KUNIT_CASE(srq_create_checks),
+	KUNIT_CASE(srq_post_and_take),
+	KUNIT_CASE(srq_limit_event),
+	KUNIT_CASE(srq_survives_qp_error),
+	{}
+};
+
+static struct kunit_suite qp_test_suite = {
+	.name = "sw_ddp_qp",
+	.init = qf_init,
+	.exit = qf_exit,
+	.test_cases = qp_test_cases,
+};
+
+kunit_test_suites(&qp_test_suite);

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end checks of the verbs that need no connection, through stock
+# libibverbs and libsiw (tools/verbs_smoke.c).  Sourced by check.sh.
+
+SMOKE=$top/tools/bin/verbs_smoke
+
+# No PD, CQ, QP, MR, SRQ or user context left on the device.
+res_zero() {
+	rdma res show "$1" | tee /dev/stderr |
+		grep -oE '(pd|cq|qp|mr|ctx|srq) [0-9]+' | grep -qv ' 0$' && return 1
+	return 0
+}
+
+# Run verbs_smoke; each of its TAP lines becomes one of ours.
+smoke_tap() {
+	local out rc=0
+	out=$("$SMOKE" "$@" 2>&1) || rc=$?
+	echo "$out" | sed -n 's/^\(\(not \)\{0,1\}ok\) - /\1 - verbs: /p' >> "$tap"
+	echo "$out"
+	return $rc
+}
+
+verbs_tests() {
+	insmod "$SW_DDP_KO"
+	netns_up
+	in_h1 rdma link add d1 type sw_ddp netdev va
+
+	t "ibv_devinfo -v" ibv_devinfo -v -d d1
+	t "verbs_smoke runs to the end" smoke_tap d1
+	t "  and leaves no resources behind" res_zero d1
+	t "verbs_smoke exits holding everything" "$SMOKE" d1 --leave
+	t "  and the kernel frees it all" retry 5 res_zero d1
+
+	netns_down
+	rmmod sw_ddp
+}
