@@ -12,7 +12,7 @@
 #define SW_DDP_LLP_H
 
 #include <linux/types.h>
-#include <linux/uio.h>
+#include <linux/bvec.h>
 #include <sw_ddp/rdmap.h>
 
 struct sw_ddp_llp;
@@ -38,13 +38,15 @@ struct sw_ddp_llp_ops {
 	u32 (*max_segment)(struct sw_ddp_llp *llp);
 
 	/*
-	 * Send one DDP segment: hdr_len header octets, then the payload in
-	 * @payload (consumed).  Runs in process context and may sleep until
-	 * the socket takes the whole segment; returns 0 or a negative errno
-	 * once the stream is unusable.
+	 * Send one DDP segment: hdr_len header octets, then @len payload
+	 * octets from the pages in @bv (nr_bv of them).  Runs in process
+	 * context and may sleep until the socket has taken (copied) the
+	 * whole segment; returns 0, or a negative errno once the stream is
+	 * unusable.
 	 */
 	int (*send_segment)(struct sw_ddp_llp *llp, const void *hdr,
-			    unsigned int hdr_len, struct iov_iter *payload);
+			    unsigned int hdr_len, const struct bio_vec *bv,
+			    unsigned int nr_bv, u32 len);
 
 	/* Gracefully (abortive == false) or abortively end the stream. */
 	void (*close)(struct sw_ddp_llp *llp, bool abortive);
@@ -88,5 +90,15 @@ struct sw_ddp_rx_ops {
 	/* The segment is whole and, where negotiated, its CRC is good. */
 	struct sw_ddp_term_err (*end)(void *upper);
 };
+
+/*
+ * Upcall from the data path (any context), TCP LLP only: the first FPDU
+ * the responder received in RFC 6581 peer-to-peer mode was the agreed RTR
+ * (llp_tcp.h: conn.rtr says which, a zero-length RDMA Write, RDMA Read
+ * Request or Send).  The connection manager then reports the connection
+ * established; until this call the responder must not transmit, and if it
+ * does not come within SW_DDP_MPA_TIMEOUT_MS the connection is reset.
+ */
+void sw_ddp_llp_rtr_received(struct sw_ddp_llp *llp);
 
 #endif /* SW_DDP_LLP_H */

@@ -19,6 +19,7 @@
 #include "sw_ddp.h"
 
 struct sw_ddp_llp;
+struct sw_ddp_stream;
 
 /* QP states of the iWARP verbs (RDMA Consortium, "RDMA Protocol Verbs"). */
 enum sw_ddp_qp_state {
@@ -87,8 +88,10 @@ struct sw_ddp_qp {
 	struct sw_ddp_sq sq;
 	struct sw_ddp_rq rq;
 
-	/* The LLP endpoint, set by the connection manager (cm.c, to come). */
+	/* The LLP endpoint, set by the connection manager (cm.c). */
 	struct sw_ddp_llp *llp;
+	/* The data path while connected (stream.c); RCU for the kickers. */
+	struct sw_ddp_stream __rcu *stream;
 };
 
 static inline struct sw_ddp_qp *to_qp(struct ib_qp *ibqp)
@@ -138,6 +141,9 @@ int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 bool sw_ddp_sq_pending(struct sw_ddp_qp *qp);
 int sw_ddp_rq_get(struct sw_ddp_qp *qp, struct siw_rqe *rqe);
 int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc);
+
+/* stream.c: new SQEs for a connected QP's engine */
+void sw_ddp_qp_kick(struct sw_ddp_qp *qp);
 
 /* ib_device_ops */
 int sw_ddp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,

@@ -419,7 +419,9 @@ static int sq_doorbell(struct sw_ddp_qp *qp)
 		sw_ddp_sq_flush(qp);
 		return 0;
 	case SW_DDP_QPS_IDLE:
+		return 0;
 	case SW_DDP_QPS_RTS:
+		sw_ddp_qp_kick(qp);
 		return 0;
 	default:
 		return -ENOTCONN;
@@ -464,6 +466,8 @@ int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sw_ddp_cq_notify(qp_scq(qp));
 	if (err)
 		*bad_wr = wr;
+	else if (READ_ONCE(qp->state) == SW_DDP_QPS_RTS)
+		sw_ddp_qp_kick(qp);
 	return err;
 }
 

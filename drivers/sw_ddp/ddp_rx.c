@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DDP receive (RFC 5041): check each arriving segment and place its
+ * payload straight into the target memory, tagged or untagged; hand whole
+ * messages to RDMAP (rdmap_rx.c).
+ *
+ * These are the LLP's receive upcalls for a stream.  They run in the
+ * LLP's receive context, one segment at a time, and never sleep.  Checks
+ * run in the order the RFCs list them, DDP's before RDMAP's, and every
+ * byte is placed only after the STag, PD, rights and bounds were checked
+ * in the same access section (mem.h).
+ */
+#include <linux/highmem.h>
+#include <linux/module.h>
+#include <kunit/visibility.h>
+
+#include "ddp.h"
+#include "rdmap.h"
+#include "stream.h"
+
+static struct sw_ddp_term_err ddp_rx_fail(struct sw_ddp_stream *s,
+					  struct sw_ddp_term_err err)
+{
+	if (!sw_ddp_term_err_ok(err))
+		sw_ddp_stream_fail_rx(s, err);
+	return err;
+}
+
+/*
+ * mem.c's verdict as a DDP Tagged Buffer Error (RFC 5041 §7.2) or, for
+ * rights, an RDMAP Remote Protection Error (RFC 5040 "Terminate Header").
+ */
+static struct sw_ddp_term_err ddp_rx_mem_err(enum sw_ddp_mem_err e)
+{
+	switch (e) {
+	case SW_DDP_MEM_OK:
+		return SW_DDP_TERM_OK;
+	case SW_DDP_MEM_PD_MISMATCH:
+		return DDP_ERR_T_STAG_NOT_ASSOC;
+	case SW_DDP_MEM_ACCESS:
+		return RDMAP_ERR_PROT_ACCESS;
+	case SW_DDP_MEM_TO_WRAP:
+		return DDP_ERR_T_TO_WRAP;
+	case SW_DDP_MEM_BASE_BOUNDS:
+		return DDP_ERR_T_BASE_BOUNDS;
+	default:
+		return DDP_ERR_T_INVALID_STAG;
+	}
+}
+
+static unsigned int ddp_rx_hdr_len(void *upper, const u8 *ctrl)
+{
+	if (ddp_ctrl_tagged(ctrl[0]))
+		return DDP_TAGGED_HDR_LEN;
+	/* The Read Request header is gathered with the DDP header. */
+	if (rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_READ_REQ)
+		return DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN;
+	return DDP_UNTAGGED_HDR_LEN;
+}
+
+/* Queue 0: the message's RQE, taken when its first segment arrives. */
+static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_rx_send *m = &s->send;
+	struct ib_sge sge[SIW_MAX_SGE];
+	u32 i, bad;
+
+	if (sw_ddp_rq_get(s->qp, &m->rqe))
+		return SW_DDP_TERM_OK;		/* none: "no buffer" below */
+	m->active = true;
+	m->len = 0;
+	m->buf_len = 0;
+	for (i = 0; i < m->rqe.num_sge; i++) {
+		sge[i].addr = m->rqe.sge[i].laddr;
+		sge[i].length = m->rqe.sge[i].length;
+		sge[i].lkey = m->rqe.sge[i].lkey;
+		m->buf_len += sge[i].length;
+	}
+	/* A receive buffer we cannot use is our fault, not the peer's. */
+	if (sw_ddp_mem_get_sgl(s->sdev, s->qp->base.pd, sge, m->rqe.num_sge,
+			       IB_ACCESS_LOCAL_WRITE, m->mr, &bad))
+		return DDP_ERR_LOCAL_CATASTROPHIC;
+	return SW_DDP_TERM_OK;
+}
+
+/* What the sink has for the segment's QN and MSN (RFC 5041 §7.1). */
+static struct sw_ddp_term_err ddp_rx_queue_view(struct sw_ddp_stream *s,
+						struct sw_ddp_queue_view *v)
+{
+	struct sw_ddp_rx_seg *seg = &s->seg;
+	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
+
+	*v = (struct sw_ddp_queue_view){ .qn_valid = seg->qn < RDMAP_QN_COUNT };
+	if (!v->qn_valid)
+		return err;
+	v->msn_first = s->msn_rx[seg->qn];
+	switch (seg->qn) {
+	case RDMAP_QN_SEND:
+		if (!s->send.active && seg->msn == v->msn_first)
+			err = ddp_rx_take_rqe(s);
+		v->nbufs = s->send.active;
+		v->buf_len = s->send.buf_len;
+		break;
+	case RDMAP_QN_READ_REQ:
+		/* IRD buffers: Read Requests the peer may have outstanding */
+		spin_lock_bh(&s->lock);
+		v->nbufs = s->ird - (s->ird_put - s->ird_get);
+		spin_unlock_bh(&s->lock);
+		v->buf_len = RDMAP_READ_REQ_LEN;
+		break;
+	default:
+		v->nbufs = 1;
+		v->buf_len = SW_DDP_TERM_MAX;
+		break;
+	}
+	return err;
+}
+
+static struct sw_ddp_term_err ddp_rx_untagged_begin(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_rx_seg *seg = &s->seg;
+	struct ddp_untagged_fields f;
+	struct sw_ddp_queue_view v;
+	struct sw_ddp_term_err err;
+	u32 seg_len = seg->hdr_len + seg->len;
+
+	ddp_untagged_hdr_get((struct ddp_untagged_hdr *)seg->hdr, &f);
+	seg->qn = f.qn;
+	seg->msn = f.msn;
+	seg->mo = f.mo;
+	err = ddp_rx_queue_view(s, &v);
+	if (sw_ddp_term_err_ok(err))
+		err = ddp_validate_untagged((void *)seg->hdr, seg_len, &v);
+	if (sw_ddp_term_err_ok(err))
+		err = rdmap_validate_ctrl(seg->hdr, seg_len);
+	return err;
+}
+
+/* Resolve the target STag; access is the RDMAP operation's. */
+static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_rx_seg *seg = &s->seg;
+	const struct ddp_tagged_hdr *h = (void *)seg->hdr;
+	struct sw_ddp_term_err err;
+	int access = IB_ACCESS_REMOTE_WRITE;
+
+	err = rdmap_validate_ctrl(seg->hdr, seg->hdr_len + seg->len);
+	if (!sw_ddp_term_err_ok(err))
+		return err;
+	seg->to = ddp_tagged_to(h);
+	if (seg->op == RDMAP_OP_READ_RESP) {
+		err = rdmap_rx_read_resp_begin(s);
+		if (!sw_ddp_term_err_ok(err))
+			return err;
+		access = IB_ACCESS_LOCAL_WRITE;
+	}
+	/* RFC 5041 §5.2: a zero-length segment's STag is not checked */
+	if (!seg->len)
+		return SW_DDP_TERM_OK;
+	return ddp_rx_mem_err(sw_ddp_mem_get_checked(s->sdev,
+						     ddp_tagged_stag(h),
+						     s->qp->base.pd, access,
+						     seg->to, seg->len,
+						     &seg->mr));
+}
+
+static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
+					   unsigned int hdr_len,
+					   u32 payload_len)
+{
+	struct sw_ddp_stream *s = upper;
+	struct sw_ddp_rx_seg *seg = &s->seg;
+	struct sw_ddp_term_err err;
+
+	if (hdr_len > sizeof(seg->hdr))
+		return ddp_rx_fail(s, DDP_ERR_LOCAL_CATASTROPHIC);
+	memcpy(seg->hdr, hdr, hdr_len);
+	seg->hdr_len = hdr_len;
+	seg->len = payload_len;
+	seg->done = 0;
+	seg->mr = NULL;
+	seg->op = rdmap_ctrl_opcode(seg->hdr[1]);
+	seg->last = ddp_ctrl_last(seg->hdr[0]);
+
+	/* RFC 5041 §4.1, §4.2, §4.3: version and header first */
+	err = ddp_validate_segment(seg->hdr, hdr_len + payload_len, NULL,
+				   NULL);
+	if (sw_ddp_term_err_ok(err))
+		err = ddp_ctrl_tagged(seg->hdr[0]) ? ddp_rx_tagged_begin(s) :
+						     ddp_rx_untagged_begin(s);
+	return ddp_rx_fail(s, err);
+}
+
+/* Copy from the LLP into one chunk of target memory. */
+static int ddp_rx_place_bvec(void *ctx, const struct bio_vec *bv)
+{
+	struct sw_ddp_rx_src *src = ctx;
+	void *p = kmap_local_page(bv->bv_page);
+	int err = src->copy(src, p + bv->bv_offset, bv->bv_len);
+
+	kunmap_local(p);
+	return err;
+}
+
+/* Tagged: check again (the MR may have changed) and place, in a section. */
+static struct sw_ddp_term_err ddp_rx_place_tagged(struct sw_ddp_stream *s,
+						  struct sw_ddp_rx_src *src,
+						  u32 len)
+{
+	struct sw_ddp_rx_seg *seg = &s->seg;
+	int access = seg->op == RDMAP_OP_READ_RESP ? IB_ACCESS_LOCAL_WRITE :
+						     IB_ACCESS_REMOTE_WRITE;
+	u32 stag = ddp_tagged_stag((void *)seg->hdr);
+	struct sw_ddp_mem_iter it;
+	enum sw_ddp_mem_err e;
+	struct bio_vec bv;
+	int err = 0;
+
+	sw_ddp_mem_lock(seg->mr);
+	e = sw_ddp_mem_check_locked(seg->mr, stag, s->qp->base.pd, access,
+				    seg->to + seg->done, len);
+	if (!e) {
+		sw_ddp_mem_iter_start(&it, seg->mr, seg->to + seg->done, len);
+		while (!err && sw_ddp_mem_iter_next(&it, &bv))
+			err = ddp_rx_place_bvec(src, &bv);
+		err = err ?: it.err;
+	}
+	sw_ddp_mem_unlock(seg->mr);
+	if (e)
+		return ddp_rx_mem_err(e);
+	return err ? DDP_ERR_LOCAL_CATASTROPHIC : SW_DDP_TERM_OK;
+}
+
+static struct sw_ddp_term_err ddp_rx_place_untagged(struct sw_ddp_stream *s,
+						    struct sw_ddp_rx_src *src,
+						    u32 len)
+{
+	struct sw_ddp_rx_send *m = &s->send;
+	struct ib_sge sge[SIW_MAX_SGE];
+	u32 i;
+
+	for (i = 0; i < m->rqe.num_sge; i++) {
+		sge[i].addr = m->rqe.sge[i].laddr;
+		sge[i].length = m->rqe.sge[i].length;
+		sge[i].lkey = m->rqe.sge[i].lkey;
+	}
+	if (sw_ddp_mem_sgl_walk(sge, m->mr, m->rqe.num_sge, s->qp->base.pd,
+				IB_ACCESS_LOCAL_WRITE, s->seg.mo + s->seg.done,
+				len, ddp_rx_place_bvec, src))
+		return DDP_ERR_LOCAL_CATASTROPHIC;
+	return SW_DDP_TERM_OK;
+}
+
+static struct sw_ddp_term_err ddp_rx_payload(void *upper,
+					     struct sw_ddp_rx_src *src,
+					     u32 len)
+{
+	struct sw_ddp_stream *s = upper;
+	struct sw_ddp_rx_seg *seg = &s->seg;
+	struct sw_ddp_term_err err = DDP_ERR_LOCAL_CATASTROPHIC;
+
+	switch (seg->op) {
+	case RDMAP_OP_WRITE:
+	case RDMAP_OP_READ_RESP:
+		err = ddp_rx_place_tagged(s, src, len);
+		break;
+	case RDMAP_OP_TERMINATE:
+		if (!src->copy(src, s->term_rx + seg->mo + seg->done, len))
+			err = SW_DDP_TERM_OK;
+		break;
+	case RDMAP_OP_READ_REQ:
+		break;		/* its header took all of it */
+	default:
+		err = ddp_rx_place_untagged(s, src, len);
+		break;
+	}
+	seg->done += len;
+	return ddp_rx_fail(s, err);
+}
+
+/* A segment is whole: for its message's last, tell RDMAP. */
+static struct sw_ddp_term_err ddp_rx_end(void *upper)
+{
+	struct sw_ddp_stream *s = upper;
+	struct sw_ddp_rx_seg *seg = &s->seg;
+	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
+
+	if (seg->mr) {
+		sw_ddp_mem_put(seg->mr);
+		seg->mr = NULL;
+	}
+	switch (seg->op) {
+	case RDMAP_OP_WRITE:
+		break;
+	case RDMAP_OP_READ_RESP:
+		err = rdmap_rx_read_resp_done(s);
+		break;
+	case RDMAP_OP_READ_REQ:
+		err = rdmap_rx_read_req(s);
+		break;
+	case RDMAP_OP_TERMINATE:
+		s->term_rx_len = max(s->term_rx_len, seg->mo + seg->len);
+		if (seg->last)
+			rdmap_rx_terminate(s);
+		break;
+	default:
+		s->send.len = max(s->send.len, seg->mo + seg->len);
+		if (seg->last)
+			err = rdmap_rx_send_done(s);
+		break;
+	}
+	/* RFC 5041 §5.4: the next message on this queue has the next MSN */
+	if (!ddp_ctrl_tagged(seg->hdr[0]) && seg->last && seg->qn < RDMAP_QN_COUNT)
+		s->msn_rx[seg->qn]++;
+	return ddp_rx_fail(s, err);
+}
+
+const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops = {
+	.hdr_len = ddp_rx_hdr_len,
+	.begin = ddp_rx_begin,
+	.payload = ddp_rx_payload,
+	.end = ddp_rx_end,
+};
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_rx_ops);

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMAP receive (RFC 5040): what a whole message means.  A Send completes
+ * its receive WQE (invalidating an STag first for the Invalidate kinds), a
+ * Read Request becomes a Read Response to send, a Read Response completes
+ * our Read, a Terminate ends the stream.  Called by ddp_rx.c in the LLP's
+ * receive context.
+ */
+#include "ddp.h"
+#include "rdmap.h"
+#include "stream.h"
+
+static void rdmap_rx_put_send_mrs(struct sw_ddp_rx_send *m)
+{
+	sw_ddp_mem_put_sgl(m->mr, m->rqe.num_sge);
+	m->active = false;
+}
+
+/* RFC 5040 "Send with Invalidate": the STag must be ours to invalidate. */
+static struct sw_ddp_term_err rdmap_rx_invalidate(struct sw_ddp_stream *s,
+						  u32 stag)
+{
+	switch (sw_ddp_mem_remote_invalidate(s->sdev, s->qp->base.pd, stag)) {
+	case SW_DDP_MEM_OK:
+		return SW_DDP_TERM_OK;
+	case SW_DDP_MEM_PD_MISMATCH:
+		return RDMAP_ERR_PROT_STAG_NOT_ASSOC;
+	case SW_DDP_MEM_CANNOT_INVALIDATE:
+		return RDMAP_ERR_PROT_CANNOT_INVALIDATE;
+	default:
+		return RDMAP_ERR_PROT_INVALID_STAG;
+	}
+}
+
+/* The last segment of a Send arrived: complete its receive WQE. */
+struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_rx_send *m = &s->send;
+	const struct ddp_untagged_hdr *h = (void *)s->seg.hdr;
+	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
+	struct sw_ddp_wc wc = {
+		.wr_id = m->rqe.id,
+		.status = IB_WC_SUCCESS,
+		.bytes = m->len,
+		.solicited = s->seg.op == RDMAP_OP_SEND_SE ||
+			     s->seg.op == RDMAP_OP_SEND_SE_INV,
+	};
+
+	if (!m->active)		/* a zero-length message needs its WQE too */
+		return DDP_ERR_UT_MSN_NO_BUF;
+	if (rdmap_opcode_invalidates(s->seg.op)) {
+		wc.inval = true;
+		wc.inval_stag = be32_to_cpu(h->rsvdulp1);
+		err = rdmap_rx_invalidate(s, wc.inval_stag);
+		if (!sw_ddp_term_err_ok(err))
+			wc.status = IB_WC_REM_INV_REQ_ERR;
+	}
+	rdmap_rx_put_send_mrs(m);
+	if (sw_ddp_rq_complete(s->qp, &wc))
+		return RDMAP_ERR_LOCAL_CATASTROPHIC;	/* CQ overflow */
+	return err;
+}
+
+/* Remote Protection errors on a Read Request's Data Source. */
+static struct sw_ddp_term_err rdmap_rx_src_err(enum sw_ddp_mem_err e)
+{
+	switch (e) {
+	case SW_DDP_MEM_OK:
+		return SW_DDP_TERM_OK;
+	case SW_DDP_MEM_PD_MISMATCH:
+		return RDMAP_ERR_PROT_STAG_NOT_ASSOC;
+	case SW_DDP_MEM_ACCESS:
+		return RDMAP_ERR_PROT_ACCESS;
+	case SW_DDP_MEM_TO_WRAP:
+		return RDMAP_ERR_PROT_TO_WRAP;
+	case SW_DDP_MEM_BASE_BOUNDS:
+		return RDMAP_ERR_PROT_BASE_BOUNDS;
+	default:
+		return RDMAP_ERR_PROT_INVALID_STAG;
+	}
+}
+
+/*
+ * RFC 5040 §4.4: a Read Request.  Its Data Source is checked now, so the
+ * Terminate names the request; the response goes out from the transmit
+ * side, in request order, interleaved at message boundaries.
+ */
+struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
+{
+	const struct rdmap_read_req_hdr *rr =
+		(void *)(s->seg.hdr + DDP_UNTAGGED_HDR_LEN);
+	struct sw_ddp_mr *mr = NULL;
+	struct sw_ddp_read *rd;
+	struct rdmap_read_req req;
+	enum sw_ddp_mem_err e = SW_DDP_MEM_OK;
+
+	rdmap_read_req_get(rr, &req);
+	if (req.size)
+		e = sw_ddp_mem_get_checked(s->sdev, req.src_stag,
+					   s->qp->base.pd,
+					   IB_ACCESS_REMOTE_READ, req.src_to,
+					   req.size, &mr);
+	if (e)
+		return rdmap_rx_src_err(e);
+
+	spin_lock_bh(&s->lock);
+	rd = &s->ird_q[s->ird_put % s->ird];
+	*rd = (struct sw_ddp_read){ .req = req, .mr = mr };
+	s->ird_put++;
+	spin_unlock_bh(&s->lock);
+	sw_ddp_stream_kick(s);
+	return SW_DDP_TERM_OK;
+}
+
+/* The oldest Read we sent, which Read Responses answer in order. */
+static struct sw_ddp_read *rdmap_rx_ord_head(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_read *rd = NULL;
+
+	spin_lock_bh(&s->lock);
+	if (s->ord_put != s->ord_get)
+		rd = &s->ord_q[s->ord_get % s->ord];
+	spin_unlock_bh(&s->lock);
+	return rd;
+}
+
+/* RFC 5040 "RDMA Read Response": it must answer our oldest Read. */
+struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s)
+{
+	const struct ddp_tagged_hdr *h = (void *)s->seg.hdr;
+	struct sw_ddp_read *rd = rdmap_rx_ord_head(s);
+
+	if (!rd)
+		return RDMAP_ERR_OP_OPCODE;
+	if (ddp_tagged_stag(h) != rd->req.sink_stag)
+		return DDP_ERR_T_INVALID_STAG;
+	if (s->seg.to != rd->req.sink_to + rd->done ||
+	    s->seg.len > rd->req.size - rd->done)
+		return DDP_ERR_T_BASE_BOUNDS;
+	return SW_DDP_TERM_OK;
+}
+
+struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_read *rd = rdmap_rx_ord_head(s);
+	u32 seq;
+
+	rd->done += s->seg.len;
+	if (!s->seg.last)
+		return SW_DDP_TERM_OK;
+	if (rd->done != rd->req.size)
+		return DDP_ERR_T_BASE_BOUNDS;
+	seq = rd->sq_seq;
+	spin_lock_bh(&s->lock);
+	s->ord_get++;
+	spin_unlock_bh(&s->lock);
+	if (sw_ddp_sq_complete(s->qp, seq, rd->req.size, IB_WC_SUCCESS) ==
+	    -EOVERFLOW)
+		return RDMAP_ERR_LOCAL_CATASTROPHIC;
+	sw_ddp_stream_kick(s);		/* an ORD slot is free */
+	return SW_DDP_TERM_OK;
+}
+
+/* The peer terminated the stream: no Terminate goes back (RFC 5040). */
+void rdmap_rx_terminate(struct sw_ddp_stream *s)
+{
+	struct rdmap_term_info ti;
+
+	if (!rdmap_term_parse(s->term_rx, s->term_rx_len, &ti))
+		ibdev_info(&s->sdev->ibdev,
+			   "QP %u: peer sent Terminate %x/%x/%02x\n",
+			   s->qp->base.qp_num, ti.err.layer, ti.err.etype,
+			   ti.err.ecode);
+	sw_ddp_stream_fail(s, RDMAP_ERR_OP_UNSPECIFIED, false);
+}
+
+/* For stream teardown: a receive WQE taken but never completed. */
+void rdmap_rx_flush(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_wc wc = {
+		.wr_id = s->send.rqe.id,
+		.status = IB_WC_WR_FLUSH_ERR,
+	};
+
+	if (!s->send.active)
+		return;
+	rdmap_rx_put_send_mrs(&s->send);
+	sw_ddp_rq_complete(s->qp, &wc);
+}

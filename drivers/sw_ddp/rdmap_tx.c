@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMAP transmit (RFC 5040): the stream's work item.  It sends, in this
+ * order of priority, a pending Terminate, Read Responses the peer asked
+ * for (in request order), and the send queue's work requests as RDMAP
+ * messages; and it executes local work requests (fast registration,
+ * local invalidation) in their place in the queue.
+ */
+#include <linux/highmem.h>
+
+#include "rdmap.h"
+#include "stream.h"
+
+/* RFC 5040 "Terminate Header": the error and the headers that caused it */
+static void rdmap_tx_terminate(struct sw_ddp_stream *s)
+{
+	struct rdmap_term_info ti = { .err = s->term };
+	struct sw_ddp_tx_msg m = { .op = RDMAP_OP_TERMINATE };
+	u8 buf[SW_DDP_TERM_MAX];
+	int len;
+
+	if (s->term_hdr_len) {
+		ti.hdrct = RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D;
+		ti.seg_len = s->term_seg_len;
+		ti.ddp_hdr = s->term_hdr;
+	}
+	len = rdmap_term_build(buf, sizeof(buf), &ti);
+	if (len < 0)
+		return;
+	m.extra = buf;
+	m.extra_len = len;
+	m.msn = s->msn_tx[RDMAP_QN_TERMINATE]++;
+	ddp_tx_message(s, &m);
+}
+
+/* RFC 5040 §4.5: answer the oldest Read Request. */
+static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_read *rd = NULL;
+	struct sw_ddp_tx_msg m = { .op = RDMAP_OP_READ_RESP };
+	int err;
+
+	spin_lock_bh(&s->lock);
+	if (s->ird_put != s->ird_get)
+		rd = &s->ird_q[s->ird_get % s->ird];
+	spin_unlock_bh(&s->lock);
+	if (!rd)
+		return false;
+
+	m.stag = rd->req.sink_stag;
+	m.to = rd->req.sink_to;
+	m.len = rd->req.size;
+	m.src_mr = rd->mr;
+	m.src_stag = rd->req.src_stag;
+	m.src_to = rd->req.src_to;
+	err = ddp_tx_message(s, &m);
+	if (rd->mr)
+		sw_ddp_mem_put(rd->mr);
+	spin_lock_bh(&s->lock);
+	s->ird_get++;
+	spin_unlock_bh(&s->lock);
+	if (err)
+		sw_ddp_stream_fail(s, RDMAP_ERR_PROT_ACCESS, true);
+	return true;
+}
+
+static u32 rdmap_tx_sge_len(const struct siw_sqe *sqe, struct ib_sge *sge)
+{
+	u32 i, len = 0;
+
+	for (i = 0; i < sqe->num_sge; i++) {
+		sge[i].addr = sqe->sge[i].laddr;
+		sge[i].length = sqe->sge[i].length;
+		sge[i].lkey = sqe->sge[i].lkey;
+		len += sge[i].length;
+	}
+	return len;
+}
+
+static enum rdmap_opcode rdmap_tx_send_op(const struct siw_sqe *sqe)
+{
+	bool se = sqe->flags & SIW_WQE_SOLICITED;
+
+	if (sqe->opcode == SIW_OP_SEND_REMOTE_INV)
+		return se ? RDMAP_OP_SEND_SE_INV : RDMAP_OP_SEND_INV;
+	return se ? RDMAP_OP_SEND_SE : RDMAP_OP_SEND;
+}
+
+/* Send and Write: the payload from local SGEs or inline data. */
+static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
+				       const struct siw_sqe *sqe, u32 *bytes)
+{
+	struct sw_ddp_mr *mr[SIW_MAX_SGE] = {};
+	struct ib_sge sge[SIW_MAX_SGE];
+	struct sw_ddp_tx_msg m = { .sge = sge, .sge_mr = mr };
+	u32 bad;
+	int err;
+
+	if (sqe->flags & SIW_WQE_INLINE) {
+		m.inline_data = true;
+		m.len = sqe->sge[0].length;
+		memcpy_to_page(s->inline_page, 0, (void *)&sqe->sge[1], m.len);
+	} else {
+		m.len = rdmap_tx_sge_len(sqe, sge);
+		m.num_sge = sqe->num_sge;
+		if (sw_ddp_mem_get_sgl(s->sdev, s->qp->base.pd, sge,
+				       sqe->num_sge, 0, mr, &bad))
+			return IB_WC_LOC_PROT_ERR;
+	}
+	if (sqe->opcode == SIW_OP_WRITE) {
+		m.op = RDMAP_OP_WRITE;
+		m.stag = sqe->rkey;
+		m.to = sqe->raddr;
+	} else {
+		m.op = rdmap_tx_send_op(sqe);
+		m.inval_stag = sqe->rkey;
+		m.msn = s->msn_tx[RDMAP_QN_SEND]++;
+	}
+	err = ddp_tx_message(s, &m);
+	sw_ddp_mem_put_sgl(mr, m.num_sge);
+	*bytes = m.len;
+	return err ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS;
+}
+
+/*
+ * RFC 5040 §4.4: a Read Request.  Its one sink buffer is the SQE's one
+ * SGE; the SQE completes when the last Read Response segment lands.
+ */
+static enum ib_wc_status rdmap_tx_read(struct sw_ddp_stream *s,
+				       const struct siw_sqe *sqe, u32 seq)
+{
+	struct sw_ddp_tx_msg m = { .op = RDMAP_OP_READ_REQ };
+	struct rdmap_read_req_hdr hdr;
+	struct sw_ddp_read *rd;
+	struct sw_ddp_mr *mr;
+	u32 len = sqe->num_sge ? sqe->sge[0].length : 0;
+
+	if (sqe->num_sge > 1)
+		return IB_WC_LOC_QP_OP_ERR;
+	if (len && sw_ddp_mem_get_checked(s->sdev, sqe->sge[0].lkey,
+					  s->qp->base.pd,
+					  IB_ACCESS_LOCAL_WRITE,
+					  sqe->sge[0].laddr, len, &mr))
+		return IB_WC_LOC_PROT_ERR;
+	if (len)
+		sw_ddp_mem_put(mr);	/* checked again as responses land */
+
+	spin_lock_bh(&s->lock);
+	rd = &s->ord_q[s->ord_put % s->ord];
+	*rd = (struct sw_ddp_read){
+		.req = {
+			.sink_stag = len ? sqe->sge[0].lkey : 0,
+			.sink_to = len ? sqe->sge[0].laddr : 0,
+			.size = len,
+			.src_stag = sqe->rkey,
+			.src_to = sqe->raddr,
+		},
+		.sq_seq = seq,
+	};
+	s->ord_put++;
+	spin_unlock_bh(&s->lock);
+
+	rdmap_read_req_put(&hdr, &rd->req);
+	m.extra = &hdr;
+	m.extra_len = sizeof(hdr);
+	m.msn = s->msn_tx[RDMAP_QN_READ_REQ]++;
+	return ddp_tx_message(s, &m) ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS;
+}
+
+/* Local work requests, for kernel QPs: mem.c does the work. */
+static enum ib_wc_status rdmap_tx_local(struct sw_ddp_stream *s,
+					const struct siw_sqe *sqe)
+{
+	struct ib_reg_wr reg = {
+		.mr = (struct ib_mr *)(uintptr_t)sqe->base_mr,
+		.key = sqe->rkey,
+		.access = sqe->access,
+	};
+
+	if (sqe->opcode == SIW_OP_INVAL_STAG)
+		return sw_ddp_mem_invalidate(s->sdev, s->qp->base.pd,
+					     sqe->rkey) ?
+		       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	return sw_ddp_mem_fast_reg(s->qp->base.pd, &reg) ?
+	       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+}
+
+/* An SQE must wait: ORD is used up, or it fences on earlier Reads. */
+static bool rdmap_tx_must_wait(struct sw_ddp_stream *s,
+			       const struct siw_sqe *sqe)
+{
+	u32 reads;
+
+	spin_lock_bh(&s->lock);
+	reads = s->ord_put - s->ord_get;
+	spin_unlock_bh(&s->lock);
+	if (sqe->opcode == SIW_OP_READ && reads >= s->ord)
+		return true;
+	return reads && sqe->flags & SIW_WQE_READ_FENCE;
+}
+
+static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
+			 u32 seq)
+{
+	enum ib_wc_status status;
+	u32 bytes = 0;
+
+	switch (sqe->opcode) {
+	case SIW_OP_WRITE:
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+		status = rdmap_tx_data(s, sqe, &bytes);
+		break;
+	case SIW_OP_READ:
+		status = rdmap_tx_read(s, sqe, seq);
+		if (status == IB_WC_SUCCESS)
+			return;		/* completes with its response */
+		break;
+	case SIW_OP_INVAL_STAG:
+	case SIW_OP_REG_MR:
+		status = rdmap_tx_local(s, sqe);
+		break;
+	default:
+		status = IB_WC_LOC_QP_OP_ERR;
+		break;
+	}
+	sw_ddp_sq_complete(s->qp, seq, bytes, status);
+	if (status != IB_WC_SUCCESS)
+		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC,
+				   status != IB_WC_GENERAL_ERR);
+}
+
+/* The next SQE to send, the held one first; false if none may go now. */
+static bool rdmap_tx_next_sqe(struct sw_ddp_stream *s, struct siw_sqe *sqe,
+			      u32 *seq)
+{
+	if (!s->holding) {
+		if (sw_ddp_sq_next(s->qp, &s->held, &s->held_seq))
+			return false;
+		s->holding = true;
+	}
+	if (rdmap_tx_must_wait(s, &s->held))
+		return false;
+	*sqe = s->held;
+	*seq = s->held_seq;
+	s->holding = false;
+	return true;
+}
+
+static bool rdmap_tx_failed(struct sw_ddp_stream *s)
+{
+	bool failed;
+
+	spin_lock_bh(&s->lock);
+	failed = s->dead || !sw_ddp_term_err_ok(s->term);
+	spin_unlock_bh(&s->lock);
+	return failed;
+}
+
+/*
+ * After the first error: the Terminate if one is owed, then the LLP
+ * stream closes and the QP goes to ERROR (RFC 5040 "Terminate Header":
+ * nothing more is sent on the stream).
+ */
+static void rdmap_tx_wind_up(struct sw_ddp_stream *s)
+{
+	bool send;
+
+	spin_lock_bh(&s->lock);
+	if (s->dead) {
+		spin_unlock_bh(&s->lock);
+		return;
+	}
+	send = s->term_pending;
+	s->term_pending = false;
+	s->dead = true;
+	spin_unlock_bh(&s->lock);
+
+	if (send)
+		rdmap_tx_terminate(s);
+	s->llp->ops->close(s->llp, false);
+	sw_ddp_qp_fatal(s->qp);
+}
+
+void rdmap_tx_work(struct work_struct *work)
+{
+	struct sw_ddp_stream *s = container_of(work, struct sw_ddp_stream,
+					       tx_work);
+	struct siw_sqe sqe;
+	u32 seq;
+
+	while (!rdmap_tx_failed(s)) {
+		if (rdmap_tx_read_resp(s))
+			continue;
+		if (!rdmap_tx_next_sqe(s, &sqe, &seq))
+			return;
+		rdmap_tx_sqe(s, &sqe, seq);
+	}
+	rdmap_tx_wind_up(s);
+}
+
+/* Stream teardown: what the engine took and will not finish. */
+void rdmap_tx_flush(struct sw_ddp_stream *s)
+{
+	if (s->holding)
+		sw_ddp_sq_complete(s->qp, s->held_seq, 0, IB_WC_WR_FLUSH_ERR);
+	s->holding = false;
+	while (s->ord_get != s->ord_put) {
+		sw_ddp_sq_complete(s->qp, s->ord_q[s->ord_get % s->ord].sq_seq,
+				   0, IB_WC_WR_FLUSH_ERR);
+		s->ord_get++;
+	}
+	while (s->ird_get != s->ird_put) {
+		struct sw_ddp_mr *mr = s->ird_q[s->ird_get % s->ird].mr;
+
+		if (mr)
+			sw_ddp_mem_put(mr);
+		s->ird_get++;
+	}
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A QP's data path over one LLP endpoint: creation when the connection is
+ * established, the transmit kick, failure, and teardown.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "stream.h"
+
+/**
+ * sw_ddp_stream_create() - start the data path of a connected QP
+ * @qp: the QP
+ * @llp: its established LLP endpoint; it must deliver received segments
+ *	 to sw_ddp_stream_rx_ops with the returned stream as upper
+ * @ord: RDMA Reads we may have outstanding (RFC 6581 negotiated)
+ * @ird: RDMA Reads the peer may have outstanding
+ *
+ * Return: the stream, or an ERR_PTR.
+ */
+struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
+					   struct sw_ddp_llp *llp, u8 ord,
+					   u8 ird)
+{
+	struct sw_ddp_stream *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	u32 max_seg = llp->ops->max_segment(llp);
+	u32 i;
+
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	s->qp = qp;
+	s->sdev = to_sdev(qp->base.device);
+	s->llp = llp;
+	s->ord = max_t(u8, ord, 1);
+	s->ird = max_t(u8, ird, 1);
+	/* RFC 5041 §4.3: the first MSN of every queue is one */
+	for (i = 0; i < RDMAP_QN_COUNT; i++) {
+		s->msn_rx[i] = 1;
+		s->msn_tx[i] = 1;
+	}
+	s->term = SW_DDP_TERM_OK;
+	spin_lock_init(&s->lock);
+	INIT_WORK(&s->tx_work, rdmap_tx_work);
+
+	/* A segment's payload spans at most this many pages. */
+	s->max_bv = DIV_ROUND_UP(max_seg, PAGE_SIZE) + SIW_MAX_SGE + 1;
+	s->bv = kcalloc(s->max_bv, sizeof(*s->bv), GFP_KERNEL);
+	s->ord_q = kcalloc(s->ord, sizeof(*s->ord_q), GFP_KERNEL);
+	s->ird_q = kcalloc(s->ird, sizeof(*s->ird_q), GFP_KERNEL);
+	s->inline_page = alloc_page(GFP_KERNEL);
+	if (!s->bv || !s->ord_q || !s->ird_q || !s->inline_page) {
+		sw_ddp_stream_destroy(s);
+		return ERR_PTR(-ENOMEM);
+	}
+	return s;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_create);
+
+/**
+ * sw_ddp_stream_destroy() - end the data path
+ * @s: the stream
+ *
+ * The LLP must have stopped calling the receive upcalls.  Work requests
+ * the engine had taken complete as flushed.
+ */
+void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
+{
+	spin_lock_bh(&s->lock);
+	s->dead = true;
+	spin_unlock_bh(&s->lock);
+	cancel_work_sync(&s->tx_work);
+
+	if (s->seg.mr)
+		sw_ddp_mem_put(s->seg.mr);
+	rdmap_rx_flush(s);
+	if (s->ord_q && s->ird_q)
+		rdmap_tx_flush(s);
+	if (s->inline_page)
+		__free_page(s->inline_page);
+	kfree(s->ird_q);
+	kfree(s->ord_q);
+	kfree(s->bv);
+	kfree(s);
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_destroy);
+
+void sw_ddp_stream_kick(struct sw_ddp_stream *s)
+{
+	queue_work(system_unbound_wq, &s->tx_work);
+}
+
+/* ib_post_send() and libsiw's doorbell: wake the engine, if connected. */
+void sw_ddp_qp_kick(struct sw_ddp_qp *qp)
+{
+	struct sw_ddp_stream *s;
+
+	rcu_read_lock();
+	s = rcu_dereference(qp->stream);
+	if (s && !READ_ONCE(s->dead))
+		sw_ddp_stream_kick(s);
+	rcu_read_unlock();
+}
+
+/*
+ * Publish the stream on its QP, and take it back before destroying it:
+ * once sw_ddp_stream_detach() returns, nobody can kick it any more.
+ */
+void sw_ddp_stream_attach(struct sw_ddp_stream *s)
+{
+	rcu_assign_pointer(s->qp->stream, s);
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_attach);
+
+void sw_ddp_stream_detach(struct sw_ddp_stream *s)
+{
+	RCU_INIT_POINTER(s->qp->stream, NULL);
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_detach);
+
+static void sw_ddp_stream_record(struct sw_ddp_stream *s,
+				 struct sw_ddp_term_err err, bool send,
+				 const u8 *hdr, u32 seg_len)
+{
+	spin_lock_bh(&s->lock);
+	if (s->dead || !sw_ddp_term_err_ok(s->term)) {
+		spin_unlock_bh(&s->lock);
+		return;
+	}
+	s->term = err;
+	s->term_pending = send;
+	if (hdr) {
+		s->term_hdr_len = ddp_hdr_len(hdr[0]);
+		memcpy(s->term_hdr, hdr, s->term_hdr_len);
+		s->term_seg_len = seg_len;
+	}
+	spin_unlock_bh(&s->lock);
+	sw_ddp_stream_kick(s);
+}
+
+void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
+			bool send)
+{
+	sw_ddp_stream_record(s, err, send, NULL, 0);
+}
+
+/* A received segment failed its checks: the Terminate quotes its header. */
+void sw_ddp_stream_fail_rx(struct sw_ddp_stream *s,
+			   struct sw_ddp_term_err err)
+{
+	struct sw_ddp_rx_seg *seg = &s->seg;
+
+	sw_ddp_stream_record(s, err, true, seg->hdr_len ? seg->hdr : NULL,
+			     seg->hdr_len + seg->len);
+}

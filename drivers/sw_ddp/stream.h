@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A DDP stream (RFC 5041 §1.3) and the RDMAP stream on it: the state of
+ * one connected QP's data path, whatever the LLP.  Created when the
+ * connection manager hands an established LLP endpoint to the QP.
+ *
+ *   receive (ddp_rx.c, rdmap_rx.c): the LLP's rx context, one segment at
+ *   a time, never sleeping: softirq for TCP.
+ *   transmit (rdmap_tx.c, ddp_tx.c): the stream's work item, which may
+ *   sleep in the LLP's send_segment().
+ */
+#ifndef SW_DDP_STREAM_H
+#define SW_DDP_STREAM_H
+
+#include <linux/bvec.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <sw_ddp/ddp.h>
+#include <sw_ddp/rdmap.h>
+
+#include "llp.h"
+#include "mem.h"
+#include "qp.h"
+
+/* Terminate Control, DDP Segment Length, the DDP and RDMA headers */
+#define SW_DDP_TERM_MAX	64
+
+/*
+ * An RDMA Read in flight: one we sent (ORD, completed by the Read
+ * Response) or one the peer sent (IRD, answered by our Read Response).
+ */
+struct sw_ddp_read {
+	struct rdmap_read_req req;
+	u32 sq_seq;			/* ORD: the Read SQE */
+	u32 done;			/* octets placed (ORD) or sent (IRD) */
+	struct sw_ddp_mr *mr;		/* IRD: the Data Source */
+};
+
+/* The untagged message being received on queue 0 (a Send). */
+struct sw_ddp_rx_send {
+	bool active;
+	struct siw_rqe rqe;
+	struct sw_ddp_mr *mr[SIW_MAX_SGE];
+	u32 buf_len;			/* of the RQE's SGEs together */
+	u32 len;			/* of the message so far */
+};
+
+/* The segment being received, between begin() and end(). */
+struct sw_ddp_rx_seg {
+	u8 hdr[DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN];
+	u32 hdr_len;
+	u32 len;			/* payload octets */
+	u32 done;			/* payload octets placed */
+	enum rdmap_opcode op;
+	bool last;
+	struct sw_ddp_mr *mr;		/* tagged: the target */
+	u64 to;
+	u32 qn, msn, mo;
+};
+
+struct sw_ddp_stream {
+	struct sw_ddp_qp *qp;
+	struct sw_ddp_dev *sdev;
+	struct sw_ddp_llp *llp;
+	u8 ord, ird;			/* negotiated (RFC 6581) */
+
+	/* Receive side; only the LLP's receive context touches it. */
+	struct sw_ddp_rx_seg seg;
+	struct sw_ddp_rx_send send;
+	u32 msn_rx[RDMAP_QN_COUNT];	/* MSN of the next message, per QN */
+	u8 term_rx[SW_DDP_TERM_MAX];	/* an arriving Terminate */
+	u32 term_rx_len;
+
+	/* Transmit side: tx_work, and the queues both sides share. */
+	struct work_struct tx_work;
+	spinlock_t lock;		/* the read queues, term, dead */
+	u32 msn_tx[RDMAP_QN_COUNT];
+	struct sw_ddp_read *ord_q;	/* ring of ord entries */
+	u32 ord_put, ord_get;
+	struct sw_ddp_read *ird_q;	/* ring of ird entries */
+	u32 ird_put, ird_get;
+	struct sw_ddp_term_err term;	/* first error: a Terminate to send */
+	u8 term_hdr[DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN];
+	u32 term_hdr_len, term_seg_len;
+	bool term_pending;		/* term set, not yet sent */
+	bool dead;			/* no more traffic either way */
+	struct bio_vec *bv;		/* payload of one segment */
+	unsigned int max_bv;
+	struct page *inline_page;	/* inline data of the current SQE */
+	struct siw_sqe held;		/* waiting for an ORD slot or fence */
+	u32 held_seq;
+	bool holding;
+};
+
+struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
+					   struct sw_ddp_llp *llp, u8 ord,
+					   u8 ird);
+void sw_ddp_stream_destroy(struct sw_ddp_stream *s);
+void sw_ddp_stream_attach(struct sw_ddp_stream *s);
+void sw_ddp_stream_detach(struct sw_ddp_stream *s);
+
+/* The LLP's receive upcalls; upper is the stream. */
+extern const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops;
+
+/* Something to send: new SQEs, a Read to answer, a Terminate. */
+void sw_ddp_stream_kick(struct sw_ddp_stream *s);
+
+/*
+ * The stream failed (any context): remember the first error, send it in a
+ * Terminate unless @send is false (the LLP is gone, or the peer sent the
+ * Terminate), and take the QP to ERROR with an async event.
+ */
+void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
+			bool send);
+void sw_ddp_stream_fail_rx(struct sw_ddp_stream *s,
+			   struct sw_ddp_term_err err);
+
+/* rdmap_rx.c, for ddp_rx.c: a message or Read Request has arrived whole. */
+struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s);
+struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s);
+struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s);
+struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s);
+void rdmap_rx_terminate(struct sw_ddp_stream *s);
+void rdmap_rx_flush(struct sw_ddp_stream *s);
+
+/* rdmap_tx.c: the transmit work item. */
+void rdmap_tx_work(struct work_struct *work);
+void rdmap_tx_flush(struct sw_ddp_stream *s);
+
+/* ddp_tx.c, for rdmap_tx.c: send one message in segments. */
+struct sw_ddp_tx_msg {
+	enum rdmap_opcode op;
+	u32 stag;			/* tagged: sink STag */
+	u64 to;				/* tagged: sink TO */
+	u32 inval_stag;			/* Send with Invalidate */
+	u32 msn;			/* untagged */
+	u32 len;
+	const void *extra;		/* Read Request, Terminate: header */
+	u32 extra_len;
+	/* payload: local SGEs with their MRs, or a source MR range */
+	const struct ib_sge *sge;
+	struct sw_ddp_mr **sge_mr;
+	u32 num_sge;
+	struct sw_ddp_mr *src_mr;	/* Read Response: Data Source */
+	u32 src_stag;
+	u64 src_to;
+	bool inline_data;		/* in s->inline_page */
+};
+
+int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m);
+
+#endif /* SW_DDP_STREAM_H */
