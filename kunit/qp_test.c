@@ -106,9 +106,10 @@ static void rts_needs_connection(struct kunit *test)
 	struct ib_qp *qp = qf_qp(test, qf_cq(test, 4), 4, 4);
 
 	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_INIT), 0);
-	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RTR), -ENOTCONN);
+	/* RTR is still IDLE for iWARP: rdma_cm moves there before connecting */
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RTR), 0);
 	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RTS), -ENOTCONN);
-	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_RTR);
 }
 
 static void modify_refuses_illegal(struct kunit *test)

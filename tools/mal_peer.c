@@ -255,6 +255,12 @@ static u32 b_bad_ddp_version(struct peer *p, u8 *u)
 	return n;
 }
 
+/* A good Write: its header passes, so only the CRC can catch the flip. */
+static u32 b_good_write(struct peer *p, u8 *u)
+{
+	return write_to(u, rw_stag(p), rw_addr(p), 64);
+}
+
 /* RFC 5044 "CRC Calculation": one payload bit flipped after the CRC */
 static void m_flip_bit(struct peer *p, u8 *fpdu, u32 len)
 {
@@ -281,7 +287,7 @@ static const struct mal_case cases[] = {
 	  RDMAP_ERR_OP_VERSION },
 	{ "bad-ddp-version", false, b_bad_ddp_version, NULL,
 	  DDP_ERR_T_VERSION },
-	{ "bad-crc", true, b_bad_stag, m_flip_bit, MPA_ERR_CRC },
+	{ "bad-crc", true, b_good_write, m_flip_bit, MPA_ERR_CRC },
 };
 
 /* Read FPDUs until a Terminate; return its error. */

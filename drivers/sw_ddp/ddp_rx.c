@@ -315,10 +315,17 @@ static struct sw_ddp_term_err ddp_rx_end(void *upper)
 	return ddp_rx_fail(s, err);
 }
 
+/* An LLP framing error: the Terminate carries the LLP's code. */
+static void ddp_rx_llp_error(void *upper, struct sw_ddp_term_err err)
+{
+	sw_ddp_stream_fail_rx(upper, err);
+}
+
 const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops = {
 	.hdr_len = ddp_rx_hdr_len,
 	.begin = ddp_rx_begin,
 	.payload = ddp_rx_payload,
 	.end = ddp_rx_end,
+	.error = ddp_rx_llp_error,
 };
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_rx_ops);

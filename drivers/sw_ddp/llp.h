@@ -89,6 +89,9 @@ struct sw_ddp_rx_ops {
 
 	/* The segment is whole and, where negotiated, its CRC is good. */
 	struct sw_ddp_term_err (*end)(void *upper);
+
+	/* The LLP's own framing failed (e.g. MPA CRC or marker): stop. */
+	void (*error)(void *upper, struct sw_ddp_term_err err);
 };
 
 /*

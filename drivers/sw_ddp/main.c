@@ -19,6 +19,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sw_ddp.h"
+#include "cm.h"
 #include "mem.h"
 #include "qp.h"
 
@@ -329,15 +330,21 @@ static int __init sw_ddp_init(void)
 	if (!sw_ddp_wq)
 		return -ENOMEM;
 
-	err = register_netdevice_notifier(&sw_ddp_netdev_nb);
+	err = sw_ddp_cm_init();
 	if (err)
 		goto err_wq;
+
+	err = register_netdevice_notifier(&sw_ddp_netdev_nb);
+	if (err)
+		goto err_cm;
 
 	rdma_link_register(&sw_ddp_tcp_link_ops);
 	rdma_link_register(&sw_ddp_sctp_link_ops);
 	pr_info("sw_ddp: software iWARP RNIC loaded\n");
 	return 0;
 
+err_cm:
+	sw_ddp_cm_exit();
 err_wq:
 	destroy_workqueue(sw_ddp_wq);
 	return err;
@@ -352,6 +359,7 @@ static void __exit sw_ddp_exit(void)
 	unregister_netdevice_notifier(&sw_ddp_netdev_nb);
 	flush_workqueue(sw_ddp_wq);
 	sw_ddp_unregister_all();
+	sw_ddp_cm_exit();	/* after the devices: their cm_ids are gone */
 	destroy_workqueue(sw_ddp_wq);
 }
 

@@ -28,6 +28,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "llp.h"
 #include "qp.h"
 #include "umap.h"
 
@@ -44,7 +45,8 @@
 static const enum sw_ddp_qp_state iw_state[IB_QPS_ERR + 1] = {
 	[IB_QPS_RESET] = SW_DDP_QPS_IDLE,
 	[IB_QPS_INIT] = SW_DDP_QPS_IDLE,
-	[IB_QPS_RTR] = SW_DDP_QPS_RTS,
+	/* rdma_cm moves a QP to RTR before it connects: still IDLE */
+	[IB_QPS_RTR] = SW_DDP_QPS_IDLE,
 	[IB_QPS_RTS] = SW_DDP_QPS_RTS,
 	[IB_QPS_SQD] = SW_DDP_QPS_CLOSING,
 	[IB_QPS_SQE] = SW_DDP_QPS_TERMINATE,
@@ -136,6 +138,13 @@ static void qp_set_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
 
 	lockdep_assert_held(&qp->state_mutex);
 	WRITE_ONCE(qp->state, to);
+	/*
+	 * Leaving RTS ends the LLP stream: gracefully to CLOSING (a
+	 * disconnect) or TERMINATE (after a Terminate message), abortively
+	 * when the consumer moves the QP straight to ERROR.
+	 */
+	if (qp->llp && from == SW_DDP_QPS_RTS && to != from)
+		qp->llp->ops->close(qp->llp, to == SW_DDP_QPS_ERROR);
 	if (to == SW_DDP_QPS_ERROR || from == SW_DDP_QPS_ERROR) {
 		/* ERROR to IDLE: first what user space posted meanwhile. */
 		sw_ddp_sq_flush(qp);
@@ -255,6 +264,19 @@ static void qp_fatal_work(struct work_struct *work)
  * completion was lost to a full CQ, or a WQE was malformed.  The caller
  * holds a reference or a verbs call on @qp.
  */
+/*
+ * The engine sent or received a Terminate (any context but softirq): the
+ * QP is in TERMINATE, its stream closing, until the ERROR that follows.
+ */
+void sw_ddp_qp_terminate(struct sw_ddp_qp *qp)
+{
+	mutex_lock(&qp->state_mutex);
+	if (qp->state == SW_DDP_QPS_RTS)
+		qp_set_state(qp, SW_DDP_QPS_TERMINATE);
+	mutex_unlock(&qp->state_mutex);
+	sw_ddp_qp_fatal(qp);
+}
+
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
 {
 	sw_ddp_qp_get(qp);

@@ -116,6 +116,7 @@ struct sw_ddp_qp *sw_ddp_qp_lookup(struct sw_ddp_dev *sdev, u32 qpn);
 void sw_ddp_qp_get(struct sw_ddp_qp *qp);
 void sw_ddp_qp_put(struct sw_ddp_qp *qp);
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp);
+void sw_ddp_qp_terminate(struct sw_ddp_qp *qp);
 
 /* sq.c, rq.c: set-up and flush, for qp.c */
 int sw_ddp_sq_init(struct sw_ddp_qp *qp, u32 num, struct ib_ucontext *uctx,

@@ -119,6 +119,10 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 	err = ddp_tx_message(s, &m);
 	sw_ddp_mem_put_sgl(mr, m.num_sge);
 	*bytes = m.len;
+	if (err)
+		ibdev_dbg(&s->sdev->ibdev, "QP %u: %s of %u bytes failed: %d\n",
+			  s->qp->base.qp_num, rdmap_opcode_tagged(m.op) ?
+			  "Write" : "Send", m.len, err);
 	return err ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS;
 }
 
@@ -278,8 +282,7 @@ static void rdmap_tx_wind_up(struct sw_ddp_stream *s)
 
 	if (send)
 		rdmap_tx_terminate(s);
-	s->llp->ops->close(s->llp, false);
-	sw_ddp_qp_fatal(s->qp);
+	sw_ddp_qp_terminate(s->qp);
 }
 
 void rdmap_tx_work(struct work_struct *work)

@@ -24,7 +24,6 @@ struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 					   u8 ird)
 {
 	struct sw_ddp_stream *s = kzalloc(sizeof(*s), GFP_KERNEL);
-	u32 max_seg = llp->ops->max_segment(llp);
 	u32 i;
 
 	if (!s)
@@ -43,8 +42,12 @@ struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 	spin_lock_init(&s->lock);
 	INIT_WORK(&s->tx_work, rdmap_tx_work);
 
-	/* A segment's payload spans at most this many pages. */
-	s->max_bv = DIV_ROUND_UP(max_seg, PAGE_SIZE) + SIW_MAX_SGE + 1;
+	/*
+	 * A segment's payload spans at most this many pages: the LLP's
+	 * maximum segment changes with the path (MSS), but never exceeds
+	 * what a 16-bit ULPDU_Length (MPA) or SCTP chunk can carry.
+	 */
+	s->max_bv = DIV_ROUND_UP(U16_MAX, PAGE_SIZE) + SIW_MAX_SGE + 1;
 	s->bv = kcalloc(s->max_bv, sizeof(*s->bv), GFP_KERNEL);
 	s->ord_q = kcalloc(s->ord, sizeof(*s->ord_q), GFP_KERNEL);
 	s->ird_q = kcalloc(s->ird, sizeof(*s->ird_q), GFP_KERNEL);

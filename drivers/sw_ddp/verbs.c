@@ -11,11 +11,11 @@
  */
 #include <linux/etherdevice.h>
 #include <rdma/ib_mad.h>
-#include <rdma/iw_cm.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/siw-abi.h>
 
 #include "sw_ddp.h"
+#include "cm.h"
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
@@ -174,38 +174,6 @@ static int sw_ddp_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * iWARP connection management does not exist yet.  ib_core calls these
- * ops without checking them, so they must be there; each refuses.
- */
-static int sw_ddp_iw_refuse_connect(struct iw_cm_id *id,
-				    struct iw_cm_conn_param *param)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sw_ddp_iw_refuse_accept(struct iw_cm_id *id,
-				   struct iw_cm_conn_param *param)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sw_ddp_iw_refuse_reject(struct iw_cm_id *id, const void *pdata,
-				   u8 len)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sw_ddp_iw_refuse_listen(struct iw_cm_id *id, int backlog)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sw_ddp_iw_refuse_destroy_listen(struct iw_cm_id *id)
-{
-	return 0;
-}
-
 const struct ib_device_ops sw_ddp_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_SIW,
@@ -250,12 +218,12 @@ const struct ib_device_ops sw_ddp_dev_ops = {
 	.req_notify_cq = sw_ddp_req_notify_cq,
 	.resize_cq = sw_ddp_resize_cq,
 
-	/* Connections: not yet; refused so rdma_cm fails cleanly. */
-	.iw_accept = sw_ddp_iw_refuse_accept,
-	.iw_connect = sw_ddp_iw_refuse_connect,
-	.iw_create_listen = sw_ddp_iw_refuse_listen,
-	.iw_destroy_listen = sw_ddp_iw_refuse_destroy_listen,
-	.iw_reject = sw_ddp_iw_refuse_reject,
+	/* Connections: cm.c, llp_tcp.c */
+	.iw_accept = sw_ddp_iw_accept,
+	.iw_connect = sw_ddp_iw_connect,
+	.iw_create_listen = sw_ddp_iw_create_listen,
+	.iw_destroy_listen = sw_ddp_iw_destroy_listen,
+	.iw_reject = sw_ddp_iw_reject,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, sw_ddp_pd, base),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sw_ddp_ucontext, base),

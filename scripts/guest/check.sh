@@ -7,6 +7,7 @@ results=$1
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/devices.sh"
 . "$(dirname "$0")/verbs.sh"
+. "$(dirname "$0")/tcp.sh"
 
 kmemleak_clear
 
@@ -25,6 +26,7 @@ t "KUnit module loads and its suites run" kunit_run
 
 devices_tests
 verbs_tests
+tcp_tests
 
 t "kmemleak: no leaks" kmemleak_none
 exit 0

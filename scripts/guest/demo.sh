@@ -14,7 +14,15 @@ echo
 run ip netns exec h1 rdma link add d1 type sw_ddp netdev va
 run ip netns exec h2 rdma link add d2 type sw_ddp netdev vb
 run ip netns exec h1 rdma link show
-run ibv_devices
 run ibv_devinfo -d d1
 
-echo "ib_write_bw over sw_ddp: not yet; the TCP data path is not written."
+echo "# ip netns exec h1 ib_write_bw -R -d d1 -s 65536 &"
+ip netns exec h1 timeout 120 ib_write_bw -R -d d1 -s 65536 -F > "$TMPDIR/server.log" 2>&1 &
+sleep 1
+run ip netns exec h2 timeout 120 ib_write_bw -R -d d2 -s 65536 -F 192.0.2.1
+wait
+
+echo "(Numbers from a debug kernel under QEMU's TCG emulation: they show"
+echo " that it works, not how fast it is.  make bench is for speed.)"
+echo
+echo "ib_write_bw over SCTP (type sw_ddp_sctp): not yet, the SCTP LLP is not written."

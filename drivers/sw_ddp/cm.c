@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection management for iWARP over TCP: the iw_cm provider calls.
+ *
+ * iw_cm's contract (drivers/infiniband/core/iwcm.c): a listener's cm_id
+ * gets IW_CM_EVENT_CONNECT_REQUEST with our endpoint as provider_data,
+ * which becomes the new cm_id's provider_data and comes back in exactly
+ * one of iw_accept() or iw_reject().  After a successful accept the
+ * passive side gets ESTABLISHED, the active side a CONNECT_REPLY (status
+ * 0: established; -ECONNREFUSED: rejected; -ETIMEDOUT; -ECONNRESET).  An
+ * established connection may see DISCONNECT (the peer closed) and ends
+ * with CLOSE, after which we drop our cm_id reference.  A failed
+ * CONNECT_REPLY is the last event too.  Every event is given once, from
+ * the endpoint's work or its owner's call, under the endpoint's mutex.
+ *
+ * A connection (struct sw_ddp_cep) holds: a reference on its cm_id
+ * (add_ref/rem_ref), one on its QP (iw_add_ref/iw_rem_ref) and one on its
+ * TCP endpoint.
+ */
+#include <linux/module.h>
+#include <net/net_namespace.h>
+
+#include "cm.h"
+#include "llp_tcp.h"
+#include "qp.h"
+#include "stream.h"
+#include "sw_ddp.h"
+
+/*
+ * What we ask for and allow.  As siw does by default: MPA revision 2, no
+ * CRC unless the peer asks, no markers unless the peer asks, no
+ * peer-to-peer mode of our own.  A peer's peer-to-peer request is
+ * declined for now: the data path does not send or recognise the RTR.
+ */
+static const bool sw_ddp_cm_crc;
+static const bool sw_ddp_cm_p2p;
+#define SW_DDP_CM_RTR_OFFER	(SW_DDP_RTR_WRITE | SW_DDP_RTR_READ)
+#define SW_DDP_CM_RTR_TAKE	(SW_DDP_RTR_WRITE | SW_DDP_RTR_READ | \
+				 SW_DDP_RTR_SEND)
+
+struct sw_ddp_cep {
+	struct iw_cm_id *cm_id;		/* add_ref'd, once known */
+	struct sw_ddp_qp *qp;		/* iw_add_ref'd, once known */
+	struct sw_ddp_tcp_ep *ep;
+	bool holds_ep;			/* a reference on ep */
+	bool established;		/* ESTABLISHED or CONNECT_REPLY(0) */
+};
+
+/* The QP by number, counted (qp.c); iw_cm holds its own reference too. */
+static struct sw_ddp_qp *cm_qp_get(struct ib_device *ibdev, u32 qpn)
+{
+	return sw_ddp_qp_lookup(to_sdev(ibdev), qpn);
+}
+
+static void cm_qp_put(struct sw_ddp_qp *qp)
+{
+	sw_ddp_qp_put(qp);
+}
+
+/* Start the data path on an established endpoint: stream, then FPDUs. */
+static int cm_data_start(struct sw_ddp_qp *qp, struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_stream *s;
+	int err;
+
+	s = sw_ddp_stream_create(qp, &ep->llp, qp->ord, qp->ird);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	sw_ddp_stream_attach(s);
+	err = sw_ddp_tcp_data_start(ep, &sw_ddp_stream_rx_ops, s, s->max_bv);
+	if (err) {
+		sw_ddp_stream_detach(s);
+		sw_ddp_stream_destroy(s);
+	}
+	return err;
+}
+
+/* Stop it: no FPDU in or out once this returns, then the stream goes. */
+static void cm_data_stop(struct sw_ddp_qp *qp, struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_stream *s = rcu_dereference_protected(qp->stream, 1);
+
+	sw_ddp_tcp_data_stop(ep);
+	if (s) {
+		sw_ddp_stream_detach(s);
+		sw_ddp_stream_destroy(s);
+	}
+	sw_ddp_tcp_data_free(ep);
+}
+
+int sw_ddp_qp_llp_attach(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp,
+			 u16 ird, u16 ord)
+{
+	int err = 0;
+
+	mutex_lock(&qp->state_mutex);
+	if (qp->destroying || qp->llp || qp->state != SW_DDP_QPS_IDLE) {
+		mutex_unlock(&qp->state_mutex);
+		return -EINVAL;
+	}
+	llp->qp = qp;
+	qp->llp = llp;
+	qp->ird = min_t(u16, ird, SW_DDP_MAX_IRD);
+	qp->ord = min_t(u16, ord, SW_DDP_MAX_ORD);
+	WRITE_ONCE(qp->state, SW_DDP_QPS_RTS);
+	mutex_unlock(&qp->state_mutex);
+
+	err = cm_data_start(qp, llp_to_tcp_ep(llp));
+	if (err)
+		sw_ddp_qp_llp_detach(qp);
+	return err;
+}
+
+void sw_ddp_qp_llp_detach(struct sw_ddp_qp *qp)
+{
+	/* Not under state_mutex: the engine's work takes it as it ends. */
+	if (qp->llp)
+		cm_data_stop(qp, llp_to_tcp_ep(qp->llp));
+
+	mutex_lock(&qp->state_mutex);
+	if (qp->llp)
+		qp->llp->qp = NULL;
+	qp->llp = NULL;
+	if (qp->state == SW_DDP_QPS_RTS || qp->state == SW_DDP_QPS_CLOSING ||
+	    qp->state == SW_DDP_QPS_TERMINATE) {
+		/* as qp.c enters ERROR: state first, then the flush */
+		WRITE_ONCE(qp->state, SW_DDP_QPS_ERROR);
+		sw_ddp_sq_flush(qp);
+		sw_ddp_rq_flush(qp);
+	}
+	mutex_unlock(&qp->state_mutex);
+}
+
+/* The device's network namespace, counted; NULL if it is going away. */
+static struct net *cm_net(struct ib_device *ibdev)
+{
+	struct net *net;
+
+	rcu_read_lock();
+	net = maybe_get_net(dev_net(to_sdev(ibdev)->netdev));
+	rcu_read_unlock();
+	return net;
+}
+
+static void cm_addrs(struct sw_ddp_tcp_ep *ep, struct iw_cm_event *ev)
+{
+	if (!ep->sock)
+		return;
+	kernel_getsockname(ep->sock, (struct sockaddr *)&ev->local_addr);
+	kernel_getpeername(ep->sock, (struct sockaddr *)&ev->remote_addr);
+}
+
+static void cm_event(struct sw_ddp_cep *cep, enum iw_cm_event_type type,
+		     int status)
+{
+	struct sw_ddp_tcp_ep *ep = cep->ep;
+	struct iw_cm_event ev = { .event = type, .status = status };
+
+	if (type == IW_CM_EVENT_CONNECT_REPLY ||
+	    type == IW_CM_EVENT_ESTABLISHED) {
+		ev.ird = min_t(u16, ep->conn.ird, U8_MAX);
+		ev.ord = min_t(u16, ep->conn.ord, U8_MAX);
+	}
+	if (type == IW_CM_EVENT_CONNECT_REPLY) {
+		cm_addrs(ep, &ev);
+		ev.private_data = (void *)ep->peer.pdata;
+		ev.private_data_len = ep->peer.pdata_len;
+	}
+	if (cep->cm_id->event_handler(cep->cm_id, &ev))
+		pr_warn_ratelimited("sw_ddp: iw_cm event %d lost\n", type);
+}
+
+/*
+ * The connection is over for iw_cm: drop what it held but the endpoint,
+ * ep->mutex held.  Return: whether the caller must put the endpoint.
+ */
+static bool cm_cep_end(struct sw_ddp_cep *cep)
+{
+	bool holds_ep = cep->holds_ep;
+
+	if (cep->cm_id)
+		cep->cm_id->rem_ref(cep->cm_id);
+	if (cep->qp)
+		cm_qp_put(cep->qp);
+	cep->ep->owner = NULL;
+	kfree(cep);
+	return holds_ep;
+}
+
+/* ops->request, on a listener (owner: its cm_id) */
+static int cm_request(struct sw_ddp_tcp_ep *l, struct sw_ddp_tcp_ep *child)
+{
+	struct iw_cm_id *lid = l->owner;
+	const struct mpa_rr_info *req = &child->peer;
+	struct iw_cm_event ev = {
+		.event = IW_CM_EVENT_CONNECT_REQUEST,
+		.provider_data = child,
+		.private_data = (void *)req->pdata,
+		.private_data_len = req->pdata_len,
+		/* MPA v1 says nothing of IRD/ORD: offer the most */
+		.ird = SW_DDP_MAX_IRD,
+		.ord = SW_DDP_MAX_ORD,
+	};
+	struct sw_ddp_cep *cep;
+	int err;
+
+	if (mpa_rr_enhanced(req)) {
+		ev.ird = min_t(u16, req->ird & MPA_V2_IRD_ORD_MASK, U8_MAX);
+		ev.ord = min_t(u16, req->ord & MPA_V2_IRD_ORD_MASK, U8_MAX);
+	}
+	cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+	if (!cep)
+		return -ENOMEM;
+	cm_addrs(child, &ev);
+	sw_ddp_tcp_get(child);
+	cep->ep = child;
+	cep->holds_ep = true;
+	child->owner = cep;
+	err = lid->event_handler(lid, &ev);
+	if (err) {
+		child->owner = NULL;
+		sw_ddp_tcp_put(child);	/* not the last: the run has one */
+		kfree(cep);
+	}
+	return err;
+}
+
+/* ops->connected, active side */
+static int cm_connected(struct sw_ddp_tcp_ep *ep, int status)
+{
+	struct sw_ddp_cep *cep = ep->owner;
+	int err = status;
+
+	if (!err)
+		err = sw_ddp_qp_llp_attach(cep->qp, &ep->llp, ep->conn.ird,
+					   ep->conn.ord);
+	cep->ep = ep;
+	if (!err) {
+		cep->established = true;
+		cm_event(cep, IW_CM_EVENT_CONNECT_REPLY, 0);
+		return 0;
+	}
+	cm_event(cep, IW_CM_EVENT_CONNECT_REPLY, err);
+	if (cm_cep_end(cep))
+		sw_ddp_tcp_put(ep);	/* not the last: the run has one */
+	return status ? 0 : err;
+}
+
+/* ops->rtr, passive side in peer-to-peer mode */
+static void cm_rtr(struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_cep *cep = ep->owner;
+
+	if (!cep || cep->established)
+		return;
+	cep->established = true;
+	cm_event(cep, IW_CM_EVENT_ESTABLISHED, 0);
+}
+
+/* ops->closed: the stream of an accepted or connected QP is gone */
+static void cm_closed(struct sw_ddp_tcp_ep *ep, enum sw_ddp_tcp_close why)
+{
+	struct sw_ddp_cep *cep = ep->owner;
+	bool clean = why == SW_DDP_TCP_PEER_FIN || why == SW_DDP_TCP_LOCAL;
+
+	if (!cep)
+		return;
+	sw_ddp_qp_llp_detach(cep->qp);
+	if (!cep->established)	/* iw_cm waits for it: never leave it out */
+		cm_event(cep, IW_CM_EVENT_ESTABLISHED,
+			 why == SW_DDP_TCP_RTR_TIMEOUT ? -ETIMEDOUT :
+							 -ECONNRESET);
+	else if (why != SW_DDP_TCP_LOCAL)
+		cm_event(cep, IW_CM_EVENT_DISCONNECT, clean ? 0 : -ECONNRESET);
+	cm_event(cep, IW_CM_EVENT_CLOSE, clean ? 0 : -ECONNRESET);
+	if (cm_cep_end(cep))
+		sw_ddp_tcp_put(ep);	/* not the last: the run has one */
+}
+
+static const struct sw_ddp_tcp_ep_ops cm_tcp_ops = {
+	.request = cm_request,
+	.connected = cm_connected,
+	.rtr = cm_rtr,
+	.closed = cm_closed,
+};
+
+static unsigned long cm_timeout(void)
+{
+	return msecs_to_jiffies(SW_DDP_MPA_TIMEOUT_MS);
+}
+
+static int cm_check_param(const struct iw_cm_conn_param *p)
+{
+	/* RFC 5044: 512 octets, RFC 6581 IRD/ORD included */
+	if (p->private_data_len >
+	    MPA_PD_MAX - sizeof(struct mpa_v2_conn_data) ||
+	    (p->private_data_len && !p->private_data))
+		return -EINVAL;
+	if (p->ird > SW_DDP_MAX_IRD || p->ord > SW_DDP_MAX_ORD)
+		return -EINVAL;
+	return 0;
+}
+
+static void cm_mpa_cfg(struct sw_ddp_mpa_cfg *cfg,
+		       const struct iw_cm_conn_param *p, bool initiator)
+{
+	*cfg = (struct sw_ddp_mpa_cfg) {
+		.rev = MPA_REV_2,
+		.crc = sw_ddp_cm_crc,
+		.p2p = sw_ddp_cm_p2p,
+		.rtr = initiator ? SW_DDP_CM_RTR_OFFER : SW_DDP_CM_RTR_TAKE,
+		.ird = p->ird,
+		.ord = p->ord,
+		.pdata = p->private_data,
+		.pdata_len = p->private_data_len,
+	};
+	/* a Read RTR needs an ORD of one */
+	if (initiator && cfg->p2p && !cfg->ord)
+		cfg->ord = 1;
+}
+
+/* Keep @ep for @cep unless the connection ended before we got here. */
+static void cm_adopt_ep(struct sw_ddp_cep *cep, struct sw_ddp_tcp_ep *ep)
+{
+	bool alive;
+
+	sw_ddp_tcp_lock(ep);
+	alive = ep->owner == cep;
+	if (alive) {
+		cep->ep = ep;
+		cep->holds_ep = true;
+	}
+	sw_ddp_tcp_unlock(ep);
+	if (!alive)
+		sw_ddp_tcp_put(ep);
+}
+
+int sw_ddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct sw_ddp_mpa_cfg offer;
+	struct sw_ddp_tcp_ep *ep;
+	struct sw_ddp_cep *cep;
+	struct net *net;
+	int err;
+
+	err = cm_check_param(param);
+	if (err)
+		return err;
+	cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+	if (!cep)
+		return -ENOMEM;
+	cep->qp = cm_qp_get(id->device, param->qpn);
+	if (!cep->qp) {
+		err = -EINVAL;
+		goto err_cep;
+	}
+	net = cm_net(id->device);
+	if (!net) {
+		err = -ENODEV;
+		goto err_qp;
+	}
+	cep->cm_id = id;
+	id->add_ref(id);
+	cm_mpa_cfg(&offer, param, true);
+	/* iw_cm's m_remote_addr is the port mapper's view (or a copy) */
+	err = sw_ddp_tcp_connect(net, &id->local_addr, &id->m_remote_addr,
+				 id->afonly, &offer, cm_timeout(), &cm_tcp_ops,
+				 cep, &ep);
+	put_net(net);
+	if (err)
+		goto err_ref;
+	cm_adopt_ep(cep, ep);
+	return 0;
+
+err_ref:
+	id->rem_ref(id);
+err_qp:
+	cm_qp_put(cep->qp);
+err_cep:
+	kfree(cep);
+	return err;
+}
+
+/* Passive side, ep->mutex held: hand the stream over and send the Reply. */
+static int cm_accept_locked(struct sw_ddp_cep *cep, struct iw_cm_id *id,
+			    struct iw_cm_conn_param *param)
+{
+	struct sw_ddp_tcp_ep *ep = cep->ep;
+	struct sw_ddp_mpa_cfg local;
+	int err;
+
+	cm_mpa_cfg(&local, param, false);
+	err = sw_ddp_tcp_accept(ep, &local);
+	if (err)
+		return err;
+	err = sw_ddp_qp_llp_attach(cep->qp, &ep->llp, ep->conn.ird,
+				   ep->conn.ord);
+	if (err) {
+		sw_ddp_tcp_close(ep, true);
+		return err;
+	}
+	err = sw_ddp_tcp_send_reply(ep);
+	if (err) {
+		sw_ddp_qp_llp_detach(cep->qp);
+		return err;
+	}
+	cep->cm_id = id;
+	id->add_ref(id);
+	if (!ep->conn.rtr_wait) {
+		cep->established = true;
+		cm_event(cep, IW_CM_EVENT_ESTABLISHED, 0);
+	}
+	return 0;
+}
+
+int sw_ddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct sw_ddp_tcp_ep *ep = id->provider_data;
+	struct sw_ddp_cep *cep;
+	int err;
+
+	sw_ddp_tcp_lock(ep);
+	cep = ep->owner;
+	err = cm_check_param(param);
+	if (!err) {
+		cep->qp = cm_qp_get(id->device, param->qpn);
+		err = cep->qp ? cm_accept_locked(cep, id, param) : -EINVAL;
+	}
+	if (err) {
+		sw_ddp_tcp_close(ep, true);
+		cm_cep_end(cep);	/* no event follows a failed accept */
+	}
+	sw_ddp_tcp_unlock(ep);
+	if (err)
+		sw_ddp_tcp_put(ep);	/* the connection's, from cm_request */
+	return err;
+}
+
+int sw_ddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
+{
+	struct sw_ddp_tcp_ep *ep = id->provider_data;
+	int err;
+
+	sw_ddp_tcp_lock(ep);
+	err = sw_ddp_tcp_reject(ep, pdata, pdata_len);
+	cm_cep_end(ep->owner);
+	sw_ddp_tcp_unlock(ep);
+	sw_ddp_tcp_put(ep);
+	return err == -ECONNRESET ? 0 : err;
+}
+
+int sw_ddp_iw_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct net_device *netdev = to_sdev(id->device)->netdev;
+	struct sw_ddp_tcp_ep *ep;
+	struct net *net;
+	int err;
+
+	net = cm_net(id->device);
+	if (!net)
+		return -ENODEV;
+	/* a wildcard listens on this device's interface only */
+	err = sw_ddp_tcp_listen(net, &id->local_addr, backlog,
+				netdev->ifindex, id->afonly, cm_timeout(),
+				&cm_tcp_ops, id, &ep);
+	put_net(net);
+	if (err)
+		return err;
+	id->add_ref(id);
+	id->provider_data = ep;
+	return 0;
+}
+
+int sw_ddp_iw_destroy_listen(struct iw_cm_id *id)
+{
+	struct sw_ddp_tcp_ep *ep = id->provider_data;
+
+	if (!ep)
+		return 0;
+	/* after this no ops->request can run for @id */
+	sw_ddp_tcp_lock(ep);
+	sw_ddp_tcp_close(ep, false);
+	sw_ddp_tcp_unlock(ep);
+	id->provider_data = NULL;
+	sw_ddp_tcp_put(ep);
+	id->rem_ref(id);
+	return 0;
+}
+
+int sw_ddp_cm_init(void)
+{
+	return sw_ddp_tcp_init();
+}
+
+void sw_ddp_cm_exit(void)
+{
+	sw_ddp_tcp_exit();
+}

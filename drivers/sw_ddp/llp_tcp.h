@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The TCP LLP endpoint: a kernel TCP socket, the MPA Request/Reply
+ * exchange on it (RFC 5044 "Connection Setup", RFC 6581) and, once that
+ * is done, the stream handed to the QP as a struct sw_ddp_llp.
+ *
+ * An endpoint is driven by one work item: socket callbacks (softirq) only
+ * set event bits and queue it.  Its owner (cm.c, or a KUnit test) learns
+ * what happened through struct sw_ddp_tcp_ep_ops, called from that work
+ * with ep->mutex held; the owner's own calls into an endpoint take the
+ * same mutex (sw_ddp_tcp_lock()), so all of an endpoint's state, the
+ * owner's included, changes under one lock.
+ */
+#ifndef SW_DDP_LLP_TCP_H
+#define SW_DDP_LLP_TCP_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/workqueue.h>
+
+#include "llp.h"
+#include "mpa.h"
+
+/*
+ * How long the MPA exchange may take, TCP connect included, and how long a
+ * responder waits for the RTR (RFC 6581) after its Reply.  RFC 5044 leaves
+ * the value to the implementation ("Connection Setup" asks for a timer);
+ * a few seconds is plenty on any network RDMA runs on.
+ */
+#define SW_DDP_MPA_TIMEOUT_MS	4000
+
+/* RFC 6581 RTR messages, as a bit mask of types offered or accepted. */
+enum sw_ddp_rtr {
+	SW_DDP_RTR_NONE = 0,
+	SW_DDP_RTR_WRITE = 1,	/* zero-length RDMA Write (C) */
+	SW_DDP_RTR_READ = 2,	/* zero-length RDMA Read (D) */
+	SW_DDP_RTR_SEND = 4,	/* zero-length Send (B) */
+};
+
+/* What one side asks for, before negotiation. */
+struct sw_ddp_mpa_cfg {
+	u8 rev;			/* highest MPA revision: 1 or 2 */
+	bool crc;		/* ask for CRCs */
+	bool markers;		/* ask to receive markers */
+	bool p2p;		/* initiator: ask for RTR; responder: allow it */
+	u8 rtr;			/* SW_DDP_RTR_* types we can send or take */
+	u16 ird;		/* RDMA Reads we serve */
+	u16 ord;		/* RDMA Reads we issue */
+	const void *pdata;	/* ULP private data */
+	u16 pdata_len;
+};
+
+/* The outcome of the exchange: all the data path needs (RFC 5044 §7.1). */
+struct sw_ddp_mpa_conn {
+	u8 rev;
+	bool enhanced;		/* RFC 6581 IRD/ORD exchanged */
+	bool crc;		/* both directions (RFC 5044: either side asks) */
+	bool tx_markers;	/* the peer asked for markers (its M bit) */
+	bool rx_markers;	/* we asked for them */
+	u32 tx_marker_base;	/* TCP seq of our first FPDU octet */
+	u32 rx_marker_base;	/* TCP seq of the peer's first FPDU octet */
+	u16 ird;
+	u16 ord;
+	enum sw_ddp_rtr rtr;	/* agreed RTR type; NONE without p2p */
+	bool rtr_send;		/* initiator: send the RTR as first FPDU */
+	bool rtr_wait;		/* responder: RTR not received yet */
+};
+
+enum sw_ddp_tcp_state {
+	SW_DDP_TCP_IDLE,
+	SW_DDP_TCP_LISTEN,
+	SW_DDP_TCP_CONNECTING,	/* active: TCP SYN sent */
+	SW_DDP_TCP_AWAIT_REP,	/* active: MPA Request sent */
+	SW_DDP_TCP_AWAIT_REQ,	/* passive: connection accepted */
+	SW_DDP_TCP_GOT_REQ,	/* passive: Request given to the owner */
+	SW_DDP_TCP_RDMA,	/* exchange done: the stream is the QP's */
+	SW_DDP_TCP_CLOSED,
+};
+
+/* Why an endpoint in RDMA mode stopped. */
+enum sw_ddp_tcp_close {
+	SW_DDP_TCP_PEER_FIN,	/* peer closed its side: graceful */
+	SW_DDP_TCP_PEER_RESET,	/* connection reset or lost */
+	SW_DDP_TCP_LOCAL,	/* llp->ops->close() */
+	SW_DDP_TCP_RTR_TIMEOUT,	/* RFC 6581 RTR never came */
+};
+
+struct sw_ddp_tcp_ep;
+struct sw_ddp_tcp_data;
+
+/*
+ * Upcalls to the owner, from the endpoint's work with ep->mutex held (the
+ * owner must not call sw_ddp_tcp_lock() on @ep in them).  Each happens at
+ * most once per endpoint.
+ */
+struct sw_ddp_tcp_ep_ops {
+	/*
+	 * Listener: @child has received a valid MPA Request (child->peer).
+	 * Also called with @listener's mutex held.  Return 0 when the owner
+	 * took @child (sw_ddp_tcp_accept() or _reject() follows, or _close());
+	 * an error closes @child.
+	 */
+	int (*request)(struct sw_ddp_tcp_ep *listener,
+		       struct sw_ddp_tcp_ep *child);
+	/*
+	 * Active side: 0 and ep->conn set, the stream is in RDMA mode; or the
+	 * exchange failed: -ECONNREFUSED (MPA Reply with R set, its private
+	 * data in ep->peer), -ETIMEDOUT, -ECONNRESET, -EPROTO, ... and the
+	 * endpoint is closed.  Return non-zero to close it after a success.
+	 */
+	int (*connected)(struct sw_ddp_tcp_ep *ep, int status);
+	/* RDMA mode: the peer's RTR arrived (sw_ddp_llp_rtr_received()). */
+	void (*rtr)(struct sw_ddp_tcp_ep *ep);
+	/* RDMA mode ended; the socket is closed. */
+	void (*closed)(struct sw_ddp_tcp_ep *ep, enum sw_ddp_tcp_close why);
+};
+
+struct sw_ddp_tcp_ep {
+	struct sw_ddp_llp llp;		/* what the QP holds in RDMA mode */
+	struct kref ref;
+	struct mutex mutex;		/* everything below */
+	enum sw_ddp_tcp_state state;
+	struct socket *sock;
+	struct net *net;		/* of the socket; not counted */
+
+	/* Socket callbacks we replaced, restored when we let go. */
+	void (*saved_state_change)(struct sock *sk);
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+
+	struct delayed_work work;
+	unsigned long events;		/* SW_DDP_TCP_EV_*, atomic bitops */
+	unsigned long timeout;		/* jiffies, per MPA exchange */
+	unsigned long deadline;
+
+	const struct sw_ddp_tcp_ep_ops *ops;
+	void *owner;
+
+	/*
+	 * RDMA mode: the data path's socket upcalls, called from the socket
+	 * callbacks (softirq, socket locked) once set with WRITE_ONCE() at
+	 * sw_ddp_qp_llp_attach() time.  Data that arrived before is waiting
+	 * in the socket: the data path reads it after setting @rx_ready.
+	 */
+	void (*rx_ready)(struct sw_ddp_tcp_ep *ep);
+	void (*tx_ready)(struct sw_ddp_tcp_ep *ep);
+	struct sw_ddp_tcp_data *data;	/* llp_tcp_data.c, RDMA mode */
+
+	/* Listener: children not yet given to the owner; child: its parent */
+	struct list_head children;
+	struct list_head child;
+	struct sw_ddp_tcp_ep *listener;
+	struct list_head all;		/* sw_ddp_tcp_eps, for rmmod */
+
+	/* Active side: the Request as sent; passive: the Reply to send. */
+	struct sw_ddp_mpa_cfg local;
+	u8 tx_frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	u16 tx_len;
+
+	/* The peer's frame, as received; peer.pdata points into it. */
+	u8 rx_frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	u16 rx_len;
+	struct mpa_rr_info peer;
+
+	struct sw_ddp_mpa_conn conn;
+};
+
+static inline struct sw_ddp_tcp_ep *llp_to_tcp_ep(struct sw_ddp_llp *llp)
+{
+	return container_of(llp, struct sw_ddp_tcp_ep, llp);
+}
+
+int sw_ddp_tcp_init(void);
+void sw_ddp_tcp_exit(void);
+
+int sw_ddp_tcp_listen(struct net *net, const struct sockaddr_storage *addr,
+		      int backlog, int ifindex, bool v6only,
+		      unsigned long timeout, const struct sw_ddp_tcp_ep_ops *ops,
+		      void *owner, struct sw_ddp_tcp_ep **epp);
+int sw_ddp_tcp_connect(struct net *net, const struct sockaddr_storage *laddr,
+		       const struct sockaddr_storage *raddr, bool v6only,
+		       const struct sw_ddp_mpa_cfg *offer,
+		       unsigned long timeout,
+		       const struct sw_ddp_tcp_ep_ops *ops, void *owner,
+		       struct sw_ddp_tcp_ep **epp);
+
+void sw_ddp_tcp_lock(struct sw_ddp_tcp_ep *ep);
+void sw_ddp_tcp_unlock(struct sw_ddp_tcp_ep *ep);
+int sw_ddp_tcp_accept(struct sw_ddp_tcp_ep *ep,
+		      const struct sw_ddp_mpa_cfg *local);
+int sw_ddp_tcp_send_reply(struct sw_ddp_tcp_ep *ep);
+int sw_ddp_tcp_reject(struct sw_ddp_tcp_ep *ep, const void *pdata,
+		      u16 pdata_len);
+void sw_ddp_tcp_close(struct sw_ddp_tcp_ep *ep, bool abortive);
+void sw_ddp_tcp_get(struct sw_ddp_tcp_ep *ep);
+void sw_ddp_tcp_put(struct sw_ddp_tcp_ep *ep);
+
+/* llp_tcp_data.c: FPDUs on the socket in RDMA mode */
+int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
+			  const struct sw_ddp_rx_ops *ops, void *upper,
+			  unsigned int max_payload_bv);
+void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep);
+void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);
+int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
+			    unsigned int hdr_len, const struct bio_vec *bv,
+			    unsigned int nr_bv, u32 len);
+
+/* mpa_neg.c: negotiation (RFC 5044 "Connection Setup", RFC 6581), no I/O */
+int sw_ddp_mpa_answer(const struct mpa_rr_info *req,
+		      const struct sw_ddp_mpa_cfg *local,
+		      struct mpa_rr_info *rep, struct sw_ddp_mpa_conn *conn);
+int sw_ddp_mpa_conclude(const struct sw_ddp_mpa_cfg *offer,
+			const struct mpa_rr_info *rep,
+			struct sw_ddp_mpa_conn *conn);
+void sw_ddp_mpa_offer(const struct sw_ddp_mpa_cfg *offer,
+		      struct mpa_rr_info *req);
+
+#endif /* SW_DDP_LLP_TCP_H */

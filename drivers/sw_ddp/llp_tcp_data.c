@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The TCP LLP in RDMA mode: FPDUs in and out of the socket.
+ *
+ * Receive runs in the socket's data_ready callback (softirq, socket
+ * locked): tcp_read_sock() hands over the skbs and mpa_rx pulls each
+ * FPDU's octets straight out of them, the payload directly into the
+ * target memory.  Transmit runs in the stream's work item: mpa_tx frames
+ * a segment as bio_vecs and one sendmsg() takes them; TCP copies the
+ * payload, so a completion may follow at once (no zero-copy yet).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/tcp.h>
+
+#include "llp_tcp.h"
+
+struct sw_ddp_tcp_data {
+	struct mpa_rx rx;
+	struct mpa_tx tx;
+	const struct sw_ddp_rx_ops *ops;
+	void *upper;
+	bool rx_dead;			/* an error stopped reception */
+
+	struct mutex tx_lock;		/* one sendmsg at a time; stopped */
+	bool stopped;
+};
+
+/* mpa_rx input over part of an skb. */
+struct tcp_skb_in {
+	struct mpa_rx_in in;
+	const struct sk_buff *skb;
+	unsigned int off;
+};
+
+static int tcp_skb_read(struct mpa_rx_in *in, void *dst, u32 len)
+{
+	struct tcp_skb_in *s = container_of(in, struct tcp_skb_in, in);
+	int err = skb_copy_bits(s->skb, s->off, dst, len);
+
+	if (!err)
+		s->off += len;
+	return err;
+}
+
+/* tcp_read_sock() actor: every octet is consumed, framed or dropped. */
+static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
+			 unsigned int off, size_t len)
+{
+	struct sw_ddp_tcp_data *d = desc->arg.data;
+	struct tcp_skb_in in = {
+		.in = { .read = tcp_skb_read, .avail = len },
+		.skb = skb,
+		.off = off,
+	};
+	struct sw_ddp_term_err err;
+
+	if (d->rx_dead)
+		return len;	/* the stream is ending: drop */
+	err = mpa_rx_feed(&d->rx, &in.in);
+	if (!sw_ddp_term_err_ok(err)) {
+		d->rx_dead = true;
+		d->ops->error(d->upper, err);
+	}
+	return len;
+}
+
+/* ep->rx_ready: data_ready in RDMA mode, the socket locked. */
+static void tcp_data_rx_ready(struct sw_ddp_tcp_ep *ep)
+{
+	read_descriptor_t desc = { .arg.data = ep->data, .count = 1 };
+
+	tcp_read_sock(ep->sock->sk, &desc, tcp_data_recv);
+}
+
+/**
+ * sw_ddp_tcp_data_start() - switch an endpoint to RDMA mode
+ * @ep: the endpoint, after the MPA exchange (ep->conn is set)
+ * @ops: the layer above's receive upcalls
+ * @upper: their context
+ * @max_payload_bv: most bio_vecs a segment's payload comes in
+ *
+ * FPDUs that arrived before are in the socket and are read now.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
+			  const struct sw_ddp_rx_ops *ops, void *upper,
+			  unsigned int max_payload_bv)
+{
+	struct sw_ddp_mpa_conn *c = &ep->conn;
+	struct sw_ddp_tcp_data *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	struct sock *sk = ep->sock->sk;
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	d->ops = ops;
+	d->upper = upper;
+	mutex_init(&d->tx_lock);
+	err = mpa_tx_init(&d->tx, c->crc, c->tx_markers, c->tx_marker_base,
+			  U16_MAX, max_payload_bv);
+	if (err) {
+		kfree(d);
+		return err;
+	}
+	mpa_rx_init(&d->rx, ops, upper, c->crc, c->rx_markers,
+		    c->rx_marker_base);
+	ep->data = d;
+
+	lock_sock(sk);
+	WRITE_ONCE(ep->rx_ready, tcp_data_rx_ready);
+	tcp_data_rx_ready(ep);
+	release_sock(sk);
+	return 0;
+}
+
+/**
+ * sw_ddp_tcp_data_stop() - leave RDMA mode, before the socket goes
+ * @ep: the endpoint
+ *
+ * Once this returns no receive upcall runs and no segment is being sent;
+ * a sender blocked on a full socket is woken by the shutdown.
+ */
+void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_tcp_data *d = ep->data;
+	struct sock *sk;
+
+	if (!d || d->stopped || !ep->sock)
+		return;
+	sk = ep->sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(ep->rx_ready, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
+	mutex_lock(&d->tx_lock);
+	d->stopped = true;
+	mutex_unlock(&d->tx_lock);
+}
+
+void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_tcp_data *d = ep->data;
+
+	if (!d)
+		return;
+	ep->data = NULL;
+	mpa_tx_fini(&d->tx);
+	kfree(d);
+}
+
+/* llp ops: one DDP segment as one FPDU, all of it taken by the socket. */
+int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
+			    unsigned int hdr_len, const struct bio_vec *bv,
+			    unsigned int nr_bv, u32 len)
+{
+	struct sw_ddp_tcp_ep *ep = llp_to_tcp_ep(llp);
+	struct sw_ddp_tcp_data *d = ep->data;
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int n, err = 0;
+
+	mutex_lock(&d->tx_lock);
+	if (d->stopped) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	n = mpa_tx_frame(&d->tx, hdr, hdr_len, bv, nr_bv, len);
+	if (n < 0) {
+		err = n;
+		goto out;
+	}
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, d->tx.bv, d->tx.nr_bv, n);
+	while (msg_data_left(&msg)) {
+		n = sock_sendmsg(ep->sock, &msg);
+		if (n <= 0) {
+			err = n ? n : -EPIPE;
+			break;
+		}
+	}
+out:
+	mutex_unlock(&d->tx_lock);
+	return err;
+}

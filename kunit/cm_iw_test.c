@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: cm.c through the real iw_cm, on a registered sw_ddp device with
+ * real QPs, over loopback: the events each side sees, and that each comes
+ * exactly once.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/wait.h>
+#include <rdma/iw_cm.h>
+
+#include "llp_tcp.h"
+#include "qp.h"
+#include "queue_fixture.h"
+
+#define IW_WAIT		msecs_to_jiffies(3000)
+#define IW_EVENTS	16
+
+/* The iw_cm events one side's cm_ids got. */
+struct iw_rec {
+	spinlock_t lock;	/* all below */
+	wait_queue_head_t wait;
+	int n;
+	struct {
+		int type;
+		int status;
+		u8 pdata[16];
+		u8 pdata_len;
+	} ev[IW_EVENTS];
+	struct iw_cm_id *req_id;	/* from CONNECT_REQUEST */
+};
+
+struct iw_test {
+	struct iw_rec act, pas;
+	struct iw_cm_id *lid, *aid;
+	struct ib_qp *qa, *qp;
+	struct sockaddr_in laddr;
+};
+
+/* The case running now, for the exit hook (the fixture has test->priv). */
+static struct iw_test *iw_current;
+
+static int iw_handler(struct iw_cm_id *id, struct iw_cm_event *e)
+{
+	struct iw_rec *r = id->context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&r->lock, flags);
+	if (r->n < IW_EVENTS) {
+		r->ev[r->n].type = e->event;
+		r->ev[r->n].status = e->status;
+		r->ev[r->n].pdata_len = min_t(u8, e->private_data_len, 16);
+		memcpy(r->ev[r->n].pdata, e->private_data,
+		       r->ev[r->n].pdata_len);
+		r->n++;
+	}
+	if (e->event == IW_CM_EVENT_CONNECT_REQUEST)
+		r->req_id = id;
+	spin_unlock_irqrestore(&r->lock, flags);
+	wake_up(&r->wait);
+	return 0;
+}
+
+static int iw_count(struct iw_rec *r, int type)
+{
+	unsigned long flags;
+	int i, n = 0;
+
+	spin_lock_irqsave(&r->lock, flags);
+	for (i = 0; i < r->n; i++)
+		n += r->ev[i].type == type;
+	spin_unlock_irqrestore(&r->lock, flags);
+	return n;
+}
+
+/* Wait for an event of @type; return its index. */
+static int iw_wait(struct kunit *test, struct iw_rec *r, int type)
+{
+	int i;
+
+	KUNIT_ASSERT_NE_MSG(test, 0L,
+			    wait_event_timeout(r->wait, iw_count(r, type),
+					       IW_WAIT),
+			    "no iw_cm event %d", type);
+	for (i = 0; i < r->n; i++)
+		if (r->ev[i].type == type)
+			break;
+	return i;
+}
+
+static void iw_rec_init(struct iw_rec *r)
+{
+	spin_lock_init(&r->lock);
+	init_waitqueue_head(&r->wait);
+}
+
+static struct iw_test *iw_setup(struct kunit *test)
+{
+	struct qfix *fx = test->priv;
+	struct iw_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct sw_ddp_tcp_ep *l;
+	struct ib_cq *cq;
+	int len;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	iw_current = t;
+	iw_rec_init(&t->act);
+	iw_rec_init(&t->pas);
+	cq = qf_cq(test, 16);
+	t->qa = qf_qp(test, cq, 4, 4);
+	t->qp = qf_qp(test, cq, 4, 4);
+
+	t->lid = iw_create_cm_id(fx->ibdev, iw_handler, &t->pas);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->lid));
+	t->laddr.sin_family = AF_INET;
+	t->laddr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	memcpy(&t->lid->local_addr, &t->laddr, sizeof(t->laddr));
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_listen(t->lid, 4));
+	l = t->lid->provider_data;
+	len = kernel_getsockname(l->sock, (struct sockaddr *)&t->laddr);
+	KUNIT_ASSERT_GT(test, len, 0);
+
+	t->aid = iw_create_cm_id(fx->ibdev, iw_handler, &t->act);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->aid));
+	memcpy(&t->aid->remote_addr, &t->laddr, sizeof(t->laddr));
+	((struct sockaddr_in *)&t->aid->local_addr)->sin_family = AF_INET;
+	((struct sockaddr_in *)&t->aid->local_addr)->sin_addr.s_addr =
+		htonl(INADDR_LOOPBACK);
+	return t;
+}
+
+/* Reset a stream still on @qp, as qp.c's move to ERROR is to do. */
+static void iw_reset_qp(struct ib_qp *qp, struct iw_rec *r)
+{
+	struct sw_ddp_llp *llp = qp ? READ_ONCE(to_qp(qp)->llp) : NULL;
+
+	if (llp) {
+		llp->ops->close(llp, true);
+		wait_event_timeout(r->wait, iw_count(r, IW_CM_EVENT_CLOSE),
+				   IW_WAIT);
+	}
+}
+
+/*
+ * Exit hook: destroy what iw_setup() made, whatever the case got to,
+ * before the fixture destroys the QPs (which waits for the iw_cm's and
+ * cm.c's references on them).
+ */
+static void cm_iw_exit(struct kunit *test)
+{
+	struct iw_test *t = iw_current;
+
+	iw_current = NULL;
+	if (t) {
+		iw_reset_qp(t->qa, &t->act);
+		iw_reset_qp(t->qp, &t->pas);
+		if (t->pas.req_id)
+			iw_destroy_cm_id(t->pas.req_id);
+		if (t->aid && !IS_ERR(t->aid))
+			iw_destroy_cm_id(t->aid);
+		if (t->lid && !IS_ERR(t->lid))
+			iw_destroy_cm_id(t->lid);
+	}
+	qf_exit(test);
+}
+
+static void iw_connect(struct kunit *test, struct iw_test *t)
+{
+	struct iw_cm_conn_param p = {
+		.private_data = "hi", .private_data_len = 2,
+		.ird = 2, .ord = 3, .qpn = t->qa->qp_num,
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_connect(t->aid, &p));
+	i = iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_EXPECT_EQ(test, 2, t->pas.ev[i].pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "hi", t->pas.ev[i].pdata, 2);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+}
+
+static void iw_accept(struct kunit *test, struct iw_test *t)
+{
+	struct iw_cm_conn_param p = {
+		.private_data = "ok", .private_data_len = 2,
+		.ird = 3, .ord = 2, .qpn = t->qp->qp_num,
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_accept(t->pas.req_id, &p));
+	iw_wait(test, &t->pas, IW_CM_EVENT_ESTABLISHED);
+	i = iw_wait(test, &t->act, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, 0, t->act.ev[i].status);
+	KUNIT_EXPECT_EQ(test, 2, t->act.ev[i].pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "ok", t->act.ev[i].pdata, 2);
+}
+
+/* Connect, accept, the active side closes: every event once. */
+static void cm_iw_connect_close(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct sw_ddp_llp *llp;
+
+	iw_connect(test, t);
+	iw_accept(test, t);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qf_state(test, t->qa));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qf_state(test, t->qp));
+	llp = to_qp(t->qa)->llp;
+	KUNIT_ASSERT_NOT_NULL(test, llp);
+	KUNIT_EXPECT_PTR_EQ(test, to_qp(t->qa), llp->qp);
+
+	/* what qp.c does when the QP leaves RTS gracefully */
+	llp->ops->close(llp, false);
+	iw_wait(test, &t->act, IW_CM_EVENT_CLOSE);
+	iw_wait(test, &t->pas, IW_CM_EVENT_CLOSE);
+	msleep(100);
+	/* DISCONNECT only moves iw_cm to CLOSING: its client never sees it */
+	KUNIT_EXPECT_EQ(test, 1, iw_count(&t->act, IW_CM_EVENT_CONNECT_REPLY));
+	KUNIT_EXPECT_EQ(test, 1, iw_count(&t->act, IW_CM_EVENT_CLOSE));
+	KUNIT_EXPECT_EQ(test, 1, iw_count(&t->pas,
+					  IW_CM_EVENT_CONNECT_REQUEST));
+	KUNIT_EXPECT_EQ(test, 1, iw_count(&t->pas, IW_CM_EVENT_ESTABLISHED));
+	KUNIT_EXPECT_EQ(test, 1, iw_count(&t->pas, IW_CM_EVENT_CLOSE));
+	KUNIT_EXPECT_EQ(test, 5, t->act.n + t->pas.n);
+	/* the streams are gone from both QPs */
+	KUNIT_EXPECT_NULL(test, to_qp(t->qa)->llp);
+	KUNIT_EXPECT_NULL(test, to_qp(t->qp)->llp);
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, qf_state(test, t->qa));
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, qf_state(test, t->qp));
+}
+
+/* Reject with private data: CONNECT_REPLY -ECONNREFUSED carries it. */
+static void cm_iw_reject(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	int i;
+
+	iw_connect(test, t);
+	KUNIT_EXPECT_EQ(test, 0, iw_cm_reject(t->pas.req_id, "no", 2));
+	i = iw_wait(test, &t->act, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, -ECONNREFUSED, t->act.ev[i].status);
+	KUNIT_EXPECT_EQ(test, 2, t->act.ev[i].pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "no", t->act.ev[i].pdata, 2);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, t->act.n);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.n);
+	KUNIT_EXPECT_NULL(test, to_qp(t->qa)->llp);
+}
+
+/* A failed accept: no event on the passive side, a reset on the other. */
+static void cm_iw_accept_fails(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = {
+		.ird = SW_DDP_MAX_IRD + 1, .qpn = t->qp->qp_num,
+	};
+	int i;
+
+	iw_connect(test, t);
+	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_accept(t->pas.req_id, &p));
+	i = iw_wait(test, &t->act, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act.ev[i].status);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.n);
+	KUNIT_EXPECT_EQ(test, 1, t->act.n);
+}
+
+/* The listener and then the unanswered request go away. */
+static void cm_iw_listener_destroyed(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	int i;
+
+	iw_connect(test, t);
+	iw_destroy_cm_id(t->lid);
+	t->lid = NULL;
+	iw_destroy_cm_id(t->pas.req_id);	/* iw_cm rejects it */
+	t->pas.req_id = NULL;
+	i = iw_wait(test, &t->act, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, -ECONNREFUSED, t->act.ev[i].status);
+}
+
+/* The peer resets an established connection. */
+static void cm_iw_peer_reset(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct sw_ddp_llp *llp;
+	int i;
+
+	iw_connect(test, t);
+	iw_accept(test, t);
+	llp = to_qp(t->qp)->llp;
+	KUNIT_ASSERT_NOT_NULL(test, llp);
+	llp->ops->close(llp, true);
+	i = iw_wait(test, &t->act, IW_CM_EVENT_CLOSE);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act.ev[i].status);
+	i = iw_wait(test, &t->pas, IW_CM_EVENT_CLOSE);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.ev[i].status);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 2, t->act.n);	/* REPLY, CLOSE */
+	KUNIT_EXPECT_EQ(test, 3, t->pas.n);	/* REQUEST, ESTABLISHED, CLOSE */
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, qf_state(test, t->qa));
+}
+
+/* No QP by that number: iw_cm refuses before we are called. */
+static void cm_iw_connect_no_qp(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .qpn = 0xfffff };
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_connect(t->aid, &p));
+}
+
+static struct kunit_case cm_iw_test_cases[] = {
+	KUNIT_CASE(cm_iw_connect_close),
+	KUNIT_CASE(cm_iw_reject),
+	KUNIT_CASE(cm_iw_accept_fails),
+	KUNIT_CASE(cm_iw_listener_destroyed),
+	KUNIT_CASE(cm_iw_peer_reset),
+	KUNIT_CASE(cm_iw_connect_no_qp),
+	{}
+};
+
+static struct kunit_suite cm_iw_test_suite = {
+	.name = "sw_ddp_cm_iw",
+	.init = qf_init,
+	.exit = cm_iw_exit,
+	.test_cases = cm_iw_test_cases,
+};
+
+kunit_test_suites(&cm_iw_test_suite);

@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the MPA connection exchange (llp_tcp.c) on real kernel TCP
+ * sockets over loopback in init_net: negotiation outcomes, reject, RTR,
+ * and raw sockets playing peers that misbehave.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/net.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "llp_tcp.h"
+#include "sw_ddp.h"
+
+#define CM_WAIT		msecs_to_jiffies(3000)
+#define CM_TIMEOUT	msecs_to_jiffies(2000)	/* handshake, normal tests */
+#define CM_SHORT	msecs_to_jiffies(300)	/* when the timeout is tested */
+
+/* What one side's upcalls saw. */
+struct cm_rec {
+	struct completion req_done, conn_done, rtr_done, closed_done;
+	int request_ret;		/* what ops->request answers */
+	struct sw_ddp_tcp_ep *child;	/* from ops->request, counted */
+	int nreq, nconn, nrtr, nclosed;
+	int status;
+	enum sw_ddp_tcp_close why;
+	u8 pdata[MPA_PD_MAX];
+	u16 pdata_len;
+};
+
+static void cm_rec_init(struct cm_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	init_completion(&r->req_done);
+	init_completion(&r->conn_done);
+	init_completion(&r->rtr_done);
+	init_completion(&r->closed_done);
+}
+
+static int rec_request(struct sw_ddp_tcp_ep *l, struct sw_ddp_tcp_ep *child)
+{
+	struct cm_rec *r = l->owner;
+
+	r->nreq++;
+	if (!r->request_ret) {
+		sw_ddp_tcp_get(child);
+		r->child = child;
+	}
+	complete(&r->req_done);
+	return r->request_ret;
+}
+
+static int rec_connected(struct sw_ddp_tcp_ep *ep, int status)
+{
+	struct cm_rec *r = ep->owner;
+
+	r->nconn++;
+	r->status = status;
+	r->pdata_len = ep->peer.pdata_len;
+	if (r->pdata_len)
+		memcpy(r->pdata, ep->peer.pdata, r->pdata_len);
+	complete(&r->conn_done);
+	return 0;
+}
+
+static void rec_rtr(struct sw_ddp_tcp_ep *ep)
+{
+	struct cm_rec *r = ep->owner;
+
+	r->nrtr++;
+	complete(&r->rtr_done);
+}
+
+static void rec_closed(struct sw_ddp_tcp_ep *ep, enum sw_ddp_tcp_close why)
+{
+	struct cm_rec *r = ep->owner;
+
+	r->nclosed++;
+	r->why = why;
+	complete(&r->closed_done);
+}
+
+static const struct sw_ddp_tcp_ep_ops rec_ops = {
+	.request = rec_request,
+	.connected = rec_connected,
+	.rtr = rec_rtr,
+	.closed = rec_closed,
+};
+
+struct cm_test {
+	struct cm_rec act, pas;
+	struct sw_ddp_tcp_ep *listener, *conn;
+	struct sockaddr_storage laddr;	/* the listener's, port included */
+	struct socket *raw;		/* a misbehaving peer */
+};
+
+static void cm_close_ep(struct sw_ddp_tcp_ep *ep)
+{
+	if (!ep)
+		return;
+	sw_ddp_tcp_lock(ep);
+	sw_ddp_tcp_close(ep, true);
+	sw_ddp_tcp_unlock(ep);
+	sw_ddp_tcp_put(ep);
+}
+
+static int cm_test_init(struct kunit *test)
+{
+	struct cm_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return -ENOMEM;
+	cm_rec_init(&t->act);
+	cm_rec_init(&t->pas);
+	test->priv = t;
+	return 0;
+}
+
+static void cm_test_exit(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	if (t->raw)
+		sock_release(t->raw);
+	cm_close_ep(t->pas.child);
+	cm_close_ep(t->conn);
+	cm_close_ep(t->listener);
+}
+
+static void cm_addr(struct sockaddr_storage *ss, int family, bool any)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = family;
+	if (family == AF_INET) {
+		((struct sockaddr_in *)ss)->sin_addr.s_addr =
+			htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
+	} else if (!any) {
+		((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_loopback;
+	}
+}
+
+/* Listen on loopback (or the wildcard), port chosen by the kernel. */
+static void cm_listen(struct kunit *test, int family, bool any,
+		      unsigned long timeout)
+{
+	struct cm_test *t = test->priv;
+	struct sockaddr_storage ss;
+
+	int err;
+
+	cm_addr(&ss, family, any);
+	err = sw_ddp_tcp_listen(&init_net, &ss, 8, 0, false, timeout,
+				&rec_ops, &t->pas, &t->listener);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	KUNIT_ASSERT_GE(test, kernel_getsockname(t->listener->sock,
+						 (struct sockaddr *)&t->laddr),
+			0);
+	if (any)	/* connect to loopback, at the listener's port */
+		cm_addr(&ss, family, false);
+	else
+		ss = t->laddr;
+	if (family == AF_INET)
+		((struct sockaddr_in *)&ss)->sin_port =
+			((struct sockaddr_in *)&t->laddr)->sin_port;
+	else
+		((struct sockaddr_in6 *)&ss)->sin6_port =
+			((struct sockaddr_in6 *)&t->laddr)->sin6_port;
+	t->laddr = ss;
+}
+
+static void cm_connect(struct kunit *test, const struct sw_ddp_mpa_cfg *offer,
+		       unsigned long timeout)
+{
+	struct cm_test *t = test->priv;
+	struct sockaddr_storage local;
+
+	int err;
+
+	cm_addr(&local, t->laddr.ss_family, true);
+	err = sw_ddp_tcp_connect(&init_net, &local, &t->laddr, false, offer,
+				 timeout, &rec_ops, &t->act, &t->conn);
+	KUNIT_ASSERT_EQ(test, 0, err);
+}
+
+static void cm_wait(struct kunit *test, struct completion *c)
+{
+	KUNIT_ASSERT_NE_MSG(test, 0UL, wait_for_completion_timeout(c, CM_WAIT),
+			    "no upcall");
+}
+
+/* The passive side answers the Request it got. */
+static int cm_accept(struct kunit *test, const struct sw_ddp_mpa_cfg *local)
+{
+	struct cm_test *t = test->priv;
+	struct sw_ddp_tcp_ep *ep = t->pas.child;
+	int err;
+
+	sw_ddp_tcp_lock(ep);
+	err = sw_ddp_tcp_accept(ep, local);
+	if (!err)
+		err = sw_ddp_tcp_send_reply(ep);
+	sw_ddp_tcp_unlock(ep);
+	return err;
+}
+
+static const struct sw_ddp_mpa_cfg cfg_v2 = {
+	.rev = MPA_REV_2, .ird = 4, .ord = 8,
+	.rtr = SW_DDP_RTR_WRITE | SW_DDP_RTR_READ | SW_DDP_RTR_SEND,
+};
+
+/* Both sides through a whole exchange; returns with both in RDMA mode. */
+static void cm_handshake(struct kunit *test, const struct sw_ddp_mpa_cfg *ini,
+			 const struct sw_ddp_mpa_cfg *resp)
+{
+	struct cm_test *t = test->priv;
+
+	cm_connect(test, ini, CM_TIMEOUT);
+	cm_wait(test, &t->pas.req_done);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.child);
+	KUNIT_ASSERT_EQ(test, 0, cm_accept(test, resp));
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_ASSERT_EQ(test, 0, t->act.status);
+	KUNIT_EXPECT_EQ(test, 1, t->act.nconn);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nreq);
+}
+
+static void cm_test_rev2(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2, resp = cfg_v2;
+	struct cm_test *t = test->priv;
+	struct sw_ddp_mpa_conn *a, *p;
+
+	ini.pdata = "hello";
+	ini.pdata_len = 5;
+	resp.ird = 16;
+	resp.ord = 2;
+	resp.pdata = "world!";
+	resp.pdata_len = 6;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &ini, &resp);
+
+	/* the Request as the responder saw it */
+	KUNIT_EXPECT_EQ(test, MPA_REV_2, t->pas.child->peer.rev);
+	KUNIT_EXPECT_TRUE(test, mpa_rr_enhanced(&t->pas.child->peer));
+	KUNIT_EXPECT_EQ(test, 5, t->pas.child->peer.pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "hello", t->pas.child->peer.pdata, 5);
+	KUNIT_EXPECT_EQ(test, 6, t->act.pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "world!", t->act.pdata, 6);
+
+	a = &t->conn->conn;
+	p = &t->pas.child->conn;
+	KUNIT_EXPECT_TRUE(test, a->enhanced && p->enhanced);
+	KUNIT_EXPECT_EQ(test, MPA_REV_2, a->rev);
+	KUNIT_EXPECT_FALSE(test, a->crc || p->crc);
+	KUNIT_EXPECT_FALSE(test, a->tx_markers || a->rx_markers);
+	/* RFC 6581: responder ORD <= initiator IRD, IRD >= initiator ORD */
+	KUNIT_EXPECT_EQ(test, 2, p->ord);
+	KUNIT_EXPECT_EQ(test, 16, p->ird);
+	KUNIT_EXPECT_EQ(test, 8, a->ord);
+	KUNIT_EXPECT_EQ(test, 4, a->ird);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, a->rtr);
+	KUNIT_EXPECT_FALSE(test, p->rtr_wait);
+	/* both ends agree where each direction's FPDUs start */
+	KUNIT_EXPECT_EQ(test, a->tx_marker_base, p->rx_marker_base);
+	KUNIT_EXPECT_EQ(test, a->rx_marker_base, p->tx_marker_base);
+	KUNIT_EXPECT_NE(test, 0U, t->conn->llp.ops->max_segment(&t->conn->llp));
+}
+
+/* RDMA mode: what arrives goes to the data path's rx_ready upcall. */
+static struct completion *cm_rx_done;
+
+static void cm_rx_ready(struct sw_ddp_tcp_ep *ep)
+{
+	complete(cm_rx_done);
+}
+
+static void cm_test_handover(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	DECLARE_COMPLETION_ONSTACK(rx_done);
+	struct kvec iov = { .iov_base = "fpdu", .iov_len = 4 };
+	struct msghdr msg = {};
+	u8 buf[4];
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &cfg_v2);
+	cm_rx_done = &rx_done;
+	WRITE_ONCE(t->pas.child->rx_ready, cm_rx_ready);
+	KUNIT_ASSERT_EQ(test, 4, kernel_sendmsg(t->conn->sock, &msg, &iov, 1,
+						4));
+	KUNIT_ASSERT_NE(test, 0UL, wait_for_completion_timeout(&rx_done,
+							       CM_WAIT));
+	/* the first octets after the Reply, untouched by the exchange */
+	iov.iov_base = buf;
+	KUNIT_EXPECT_EQ(test, 4, kernel_recvmsg(t->pas.child->sock, &msg,
+						&iov, 1, 4, MSG_DONTWAIT));
+	KUNIT_EXPECT_MEMEQ(test, "fpdu", buf, 4);
+	WRITE_ONCE(t->pas.child->rx_ready, NULL);
+}
+
+/* A graceful close by one side is a graceful close for the other, once. */
+static void cm_test_close(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &cfg_v2);
+	t->conn->llp.ops->close(&t->conn->llp, false);
+	cm_wait(test, &t->act.closed_done);
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_LOCAL, t->act.why);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_FIN, t->pas.why);
+	/* a second close, late socket events: no second upcall */
+	t->conn->llp.ops->close(&t->conn->llp, true);
+	t->pas.child->llp.ops->close(&t->pas.child->llp, true);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, t->act.nclosed);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nclosed);
+}
+
+static void cm_test_abort(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &cfg_v2);
+	t->pas.child->llp.ops->close(&t->pas.child->llp, true);
+	cm_wait(test, &t->act.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->act.why);
+	KUNIT_EXPECT_EQ(test, 1, t->act.nclosed);
+}
+
+static void cm_test_ipv6_wildcard(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	cm_listen(test, AF_INET6, true, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &cfg_v2);
+	KUNIT_EXPECT_EQ(test, AF_INET6, t->conn->sock->sk->sk_family);
+	KUNIT_EXPECT_TRUE(test, t->conn->conn.enhanced);
+}
+
+static void cm_test_ipv4_wildcard(struct kunit *test)
+{
+	cm_listen(test, AF_INET, true, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &cfg_v2);
+}
+
+/* RFC 5044 revision 1 on either side: no IRD/ORD exchange. */
+static void cm_test_rev1(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg v1 = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	v1.rev = MPA_REV_1;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &v1);
+	KUNIT_EXPECT_EQ(test, MPA_REV_1, t->conn->conn.rev);
+	KUNIT_EXPECT_FALSE(test, t->conn->conn.enhanced);
+	KUNIT_EXPECT_FALSE(test, t->pas.child->conn.enhanced);
+	KUNIT_EXPECT_EQ(test, cfg_v2.ird, t->conn->conn.ird);
+}
+
+static void cm_test_rev1_initiator(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg v1 = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	v1.rev = MPA_REV_1;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &v1, &cfg_v2);
+	KUNIT_EXPECT_EQ(test, MPA_REV_1, t->pas.child->peer.rev);
+	KUNIT_EXPECT_EQ(test, MPA_REV_1, t->conn->conn.rev);
+	KUNIT_EXPECT_EQ(test, MPA_REV_1, t->pas.child->conn.rev);
+}
+
+/* RFC 5044: CRCs when either side asks, the same both ways. */
+static void cm_test_crc(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2, resp = cfg_v2;
+	struct cm_test *t = test->priv;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		ini.crc = i & 1;
+		resp.crc = i & 2;
+		cm_rec_init(&t->act);
+		cm_rec_init(&t->pas);
+		cm_listen(test, AF_INET, false, CM_TIMEOUT);
+		cm_handshake(test, &ini, &resp);
+		KUNIT_EXPECT_EQ_MSG(test, i != 0, t->conn->conn.crc, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, i != 0, t->pas.child->conn.crc,
+				    "case %d", i);
+		cm_test_exit(test);
+		t->pas.child = NULL;
+		t->conn = NULL;
+		t->listener = NULL;
+	}
+}
+
+/* M: who wants to receive markers gets them; the peer's choice wins. */
+static void cm_test_markers(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2;
+	struct cm_test *t = test->priv;
+	struct sw_ddp_mpa_conn *a, *p;
+
+	ini.markers = true;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &ini, &cfg_v2);
+	a = &t->conn->conn;
+	p = &t->pas.child->conn;
+	KUNIT_EXPECT_TRUE(test, a->rx_markers);
+	KUNIT_EXPECT_FALSE(test, a->tx_markers);
+	KUNIT_EXPECT_TRUE(test, p->tx_markers);
+	KUNIT_EXPECT_FALSE(test, p->rx_markers);
+	KUNIT_EXPECT_TRUE(test, t->pas.child->peer.flags & MPA_FLAG_M);
+}
+
+static void cm_test_markers_responder(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg resp = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	resp.markers = true;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &resp);
+	KUNIT_EXPECT_TRUE(test, t->conn->conn.tx_markers);
+	KUNIT_EXPECT_TRUE(test, t->pas.child->conn.rx_markers);
+	/* MULPDU leaves room for the markers it must send */
+	KUNIT_EXPECT_LT(test, t->conn->llp.ops->max_segment(&t->conn->llp),
+			t->pas.child->llp.ops->max_segment(&t->pas.child->llp));
+}
+
+static void cm_test_reject(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct sw_ddp_tcp_ep *ep;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_connect(test, &cfg_v2, CM_TIMEOUT);
+	cm_wait(test, &t->pas.req_done);
+	ep = t->pas.child;
+	sw_ddp_tcp_lock(ep);
+	KUNIT_EXPECT_EQ(test, 0, sw_ddp_tcp_reject(ep, "nope", 4));
+	/* once rejected, nothing else */
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, sw_ddp_tcp_accept(ep, &cfg_v2));
+	sw_ddp_tcp_unlock(ep);
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNREFUSED, t->act.status);
+	KUNIT_EXPECT_EQ(test, 4, t->act.pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "nope", t->act.pdata, 4);
+	KUNIT_EXPECT_EQ(test, 1, t->act.nconn);
+}
+
+/* The responder cannot serve the Reads the initiator wants to issue. */
+static void cm_test_ird_insufficient(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	ini.ord = SW_DDP_MAX_IRD + 1;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_connect(test, &ini, CM_TIMEOUT);
+	cm_wait(test, &t->pas.req_done);
+	KUNIT_EXPECT_EQ(test, -ENOMEM, cm_accept(test, &cfg_v2));
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act.status);
+}
+
+/* RFC 6581 peer-to-peer: one RTR type agreed, the responder waits for it */
+static void cm_test_p2p_rtr(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2, resp = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	ini.p2p = true;
+	ini.rtr = SW_DDP_RTR_READ | SW_DDP_RTR_SEND;
+	resp.p2p = true;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &ini, &resp);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_READ, t->conn->conn.rtr);
+	KUNIT_EXPECT_TRUE(test, t->conn->conn.rtr_send);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_READ, t->pas.child->conn.rtr);
+	KUNIT_EXPECT_FALSE(test, t->pas.child->conn.rtr_send);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nrtr);
+	sw_ddp_llp_rtr_received(&t->pas.child->llp);
+	cm_wait(test, &t->pas.rtr_done);
+	sw_ddp_llp_rtr_received(&t->pas.child->llp);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nrtr);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nclosed);
+}
+
+static void cm_test_rtr_timeout(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2, resp = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	ini.p2p = true;
+	resp.p2p = true;
+	cm_listen(test, AF_INET, false, CM_SHORT);
+	cm_handshake(test, &ini, &resp);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_WRITE, t->pas.child->conn.rtr);
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_RTR_TIMEOUT, t->pas.why);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nrtr);
+	cm_wait(test, &t->act.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->act.why);
+}
+
+/* The responder declines p2p: no RTR either way. */
+static void cm_test_p2p_declined(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	ini.p2p = true;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &ini, &cfg_v2);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, t->conn->conn.rtr);
+	KUNIT_EXPECT_FALSE(test, t->pas.child->conn.rtr_wait);
+}
+
+/* Negotiation alone: RTR choices and replies that do not fit. */
+static void cm_test_negotiate(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg offer = cfg_v2, local = cfg_v2;
+	struct sw_ddp_mpa_conn conn;
+	struct mpa_rr_info req, rep;
+
+	offer.p2p = true;
+	offer.rtr = 0;			/* p2p, no type: a Write */
+	local.p2p = true;
+	sw_ddp_mpa_offer(&offer, &req);
+	KUNIT_ASSERT_EQ(test, 0, sw_ddp_mpa_answer(&req, &local, &rep, &conn));
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_WRITE, conn.rtr);
+	KUNIT_EXPECT_TRUE(test, rep.ord & MPA_V2_ORD_RTR_WRITE);
+
+	offer.rtr = SW_DDP_RTR_SEND;
+	local.rtr = SW_DDP_RTR_WRITE;	/* nothing in common */
+	sw_ddp_mpa_offer(&offer, &req);
+	KUNIT_ASSERT_EQ(test, 0, sw_ddp_mpa_answer(&req, &local, &rep, &conn));
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, conn.rtr);
+	KUNIT_EXPECT_FALSE(test, rep.ird & MPA_V2_IRD_P2P);
+
+	/* a Reply naming a type we did not offer, or two types */
+	rep.ird |= MPA_V2_IRD_P2P;
+	rep.ord |= MPA_V2_ORD_RTR_WRITE;
+	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
+	offer.rtr = SW_DDP_RTR_WRITE | SW_DDP_RTR_READ;
+	rep.ord |= MPA_V2_ORD_RTR_READ;
+	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
+	/* a higher revision than asked for */
+	offer.rev = MPA_REV_1;
+	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
+	/* Rev 2 without the RFC 6581 data, to an enhanced Request */
+	offer.rev = MPA_REV_2;
+	rep.flags &= ~MPA_FLAG_ENHANCED;
+	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
+}
+
+/* Raw peers. */
+static void raw_socket(struct kunit *test, int family)
+{
+	struct cm_test *t = test->priv;
+
+	int err;
+
+	err = sock_create_kern(&init_net, family, SOCK_STREAM, IPPROTO_TCP,
+			       &t->raw);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	t->raw->sk->sk_rcvtimeo = CM_WAIT;
+}
+
+static void raw_send(struct kunit *test, const void *buf, size_t len)
+{
+	struct cm_test *t = test->priv;
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	KUNIT_ASSERT_EQ(test, (int)len, kernel_sendmsg(t->raw, &msg, &iov, 1,
+						       len));
+}
+
+/* Read until EOF or error; return how it ended (0: EOF). */
+static int raw_drain(struct socket *sock, u8 *buf, size_t size, int *got)
+{
+	struct kvec iov;
+	struct msghdr msg = {};
+	int n;
+
+	*got = 0;
+	for (;;) {
+		iov.iov_base = buf + min_t(size_t, *got, size - 1);
+		iov.iov_len = size - min_t(size_t, *got, size - 1);
+		n = kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len, 0);
+		if (n <= 0)
+			return n;
+		*got += n;
+	}
+}
+
+static void raw_connect(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	raw_socket(test, AF_INET);
+	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
+						(struct sockaddr *)&t->laddr,
+						sizeof(struct sockaddr_in),
+						0));
+}
+
+/* A bad Request: the responder drops the connection, nobody hears of it */
+static void cm_bad_request(struct kunit *test, const struct mpa_rr_hdr *h,
+			   size_t len)
+{
+	struct cm_test *t = test->priv;
+	u8 buf[64];
+	int got, end;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	raw_connect(test);
+	raw_send(test, h, len);
+	end = raw_drain(t->raw, buf, sizeof(buf), &got);
+	KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, 0, got);	/* no Reply */
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
+}
+
+static void cm_request_hdr(struct mpa_rr_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->key, MPA_KEY_REQ, MPA_KEY_LEN);
+	h->rev = MPA_REV_1;
+}
+
+static void cm_test_bad_key(struct kunit *test)
+{
+	struct mpa_rr_hdr h;
+
+	cm_request_hdr(&h);
+	h.key[3] = 'X';
+	cm_bad_request(test, &h, sizeof(h));
+}
+
+static void cm_test_bad_rev(struct kunit *test)
+{
+	struct mpa_rr_hdr h;
+
+	cm_request_hdr(&h);
+	h.rev = 3;
+	cm_bad_request(test, &h, sizeof(h));
+}
+
+/* PD_Length over 512: refused at once, without waiting for the data. */
+static void cm_test_oversized_pdata(struct kunit *test)
+{
+	struct mpa_rr_hdr h;
+
+	cm_request_hdr(&h);
+	h.pd_len = cpu_to_be16(MPA_PD_MAX + 1);
+	cm_bad_request(test, &h, sizeof(h));
+}
+
+/* Enhanced, but too short to hold IRD/ORD. */
+static void cm_test_short_v2(struct kunit *test)
+{
+	u8 frame[sizeof(struct mpa_rr_hdr) + 2] = {};
+	struct mpa_rr_hdr *h = (void *)frame;
+
+	cm_request_hdr(h);
+	h->rev = MPA_REV_2;
+	h->flags = MPA_FLAG_ENHANCED;
+	h->pd_len = cpu_to_be16(2);
+	cm_bad_request(test, h, sizeof(frame));
+}
+
+/* A peer that says nothing is dropped when the timeout fires. */
+static void cm_test_silent_initiator(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	unsigned long start;
+	u8 buf[8];
+	int got, end;
+
+	cm_listen(test, AF_INET, false, CM_SHORT);
+	raw_connect(test);
+	start = jiffies;
+	end = raw_drain(t->raw, buf, sizeof(buf), &got);
+	KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
+	KUNIT_EXPECT_GE(test, jiffies - start, CM_SHORT - 1);
+	KUNIT_EXPECT_LT(test, jiffies - start, CM_WAIT);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
+}
+
+/* A partial Request, then the listener goes: the child goes with it. */
+static void cm_test_listener_gone(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct mpa_rr_hdr h;
+	u8 buf[8];
+	int got, end;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	raw_connect(test);
+	cm_request_hdr(&h);
+	raw_send(test, &h, 10);
+	msleep(50);
+	cm_close_ep(t->listener);
+	t->listener = NULL;
+	end = raw_drain(t->raw, buf, sizeof(buf), &got);
+	KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
+}
+
+/* The owner refuses the Request (backlog full): the connection goes. */
+static void cm_test_request_refused(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	t->pas.request_ret = -ENOMEM;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_connect(test, &cfg_v2, CM_TIMEOUT);
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act.status);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nreq);
+}
+
+/* A raw responder: accept one connection, read the Request. */
+static struct socket *raw_serve(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct sockaddr_storage ss;
+	struct socket *conn;
+	u8 buf[sizeof(struct mpa_rr_hdr) + 4];
+	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr msg = {};
+
+	raw_socket(test, AF_INET);
+	cm_addr(&ss, AF_INET, false);
+	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw, (struct sockaddr *)&ss,
+					     sizeof(struct sockaddr_in)));
+	KUNIT_ASSERT_EQ(test, 0, kernel_listen(t->raw, 1));
+	KUNIT_ASSERT_GE(test, kernel_getsockname(t->raw,
+						 (struct sockaddr *)&t->laddr),
+			0);
+	cm_connect(test, &cfg_v2, CM_SHORT);
+	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
+	conn->sk->sk_rcvtimeo = CM_WAIT;
+	KUNIT_EXPECT_EQ(test, (int)sizeof(buf),
+			kernel_recvmsg(conn, &msg, &iov, 1, sizeof(buf),
+				       MSG_WAITALL));
+	KUNIT_EXPECT_MEMEQ(test, MPA_KEY_REQ, buf, MPA_KEY_LEN);
+	return conn;
+}
+
+static void cm_test_bad_reply(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct socket *conn = raw_serve(test);
+	struct mpa_rr_hdr h = { .rev = MPA_REV_1 };
+	struct kvec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+	struct msghdr msg = {};
+
+	memcpy(h.key, MPA_KEY_REQ, MPA_KEY_LEN);	/* wrong key */
+	kernel_sendmsg(conn, &msg, &iov, 1, sizeof(h));
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, -EPROTO, t->act.status);
+	sock_release(conn);
+}
+
+static void cm_test_silent_responder(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct socket *conn = raw_serve(test);
+
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, t->act.status);
+	KUNIT_EXPECT_EQ(test, 1, t->act.nconn);
+	sock_release(conn);
+}
+
+static void cm_test_responder_closes(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	sock_release(raw_serve(test));
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act.status);
+}
+
+static void cm_test_no_listener(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+
+	/* a port just released, so nobody listens there */
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_close_ep(t->listener);
+	t->listener = NULL;
+	cm_connect(test, &cfg_v2, CM_TIMEOUT);
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNREFUSED, t->act.status);
+	KUNIT_EXPECT_EQ(test, 0, t->act.pdata_len);
+}
+
+static struct kunit_case cm_test_cases[] = {
+	KUNIT_CASE(cm_test_rev2),
+	KUNIT_CASE(cm_test_handover),
+	KUNIT_CASE(cm_test_close),
+	KUNIT_CASE(cm_test_abort),
+	KUNIT_CASE(cm_test_ipv6_wildcard),
+	KUNIT_CASE(cm_test_ipv4_wildcard),
+	KUNIT_CASE(cm_test_rev1),
+	KUNIT_CASE(cm_test_rev1_initiator),
+	KUNIT_CASE(cm_test_crc),
+	KUNIT_CASE(cm_test_markers),
+	KUNIT_CASE(cm_test_markers_responder),
+	KUNIT_CASE(cm_test_reject),
+	KUNIT_CASE(cm_test_ird_insufficient),
+	KUNIT_CASE(cm_test_p2p_rtr),
+	KUNIT_CASE(cm_test_rtr_timeout),
+	KUNIT_CASE(cm_test_p2p_declined),
+	KUNIT_CASE(cm_test_negotiate),
+	KUNIT_CASE(cm_test_bad_key),
+	KUNIT_CASE(cm_test_bad_rev),
+	KUNIT_CASE(cm_test_oversized_pdata),
+	KUNIT_CASE(cm_test_short_v2),
+	KUNIT_CASE(cm_test_silent_initiator),
+	KUNIT_CASE(cm_test_listener_gone),
+	KUNIT_CASE(cm_test_request_refused),
+	KUNIT_CASE(cm_test_bad_reply),
+	KUNIT_CASE(cm_test_silent_responder),
+	KUNIT_CASE(cm_test_responder_closes),
+	KUNIT_CASE(cm_test_no_listener),
+	{}
+};
+
+static struct kunit_suite cm_test_suite = {
+	.name = "sw_ddp_cm",
+	.init = cm_test_init,
+	.exit = cm_test_exit,
+	.test_cases = cm_test_cases,
+};
+
+kunit_test_suites(&cm_test_suite);
