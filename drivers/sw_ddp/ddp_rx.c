@@ -62,23 +62,17 @@ static unsigned int ddp_rx_hdr_len(void *upper, const u8 *ctrl)
 static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 {
 	struct sw_ddp_rx_send *m = &s->send;
-	struct ib_sge sge[SIW_MAX_SGE];
-	u32 i, bad;
+	u32 bad;
 
 	if (sw_ddp_rq_get(s->qp, &m->rqe))
 		return SW_DDP_TERM_OK;		/* none: "no buffer" below */
 	m->active = true;
 	m->len = 0;
-	m->buf_len = 0;
-	for (i = 0; i < m->rqe.num_sge; i++) {
-		sge[i].addr = m->rqe.sge[i].laddr;
-		sge[i].length = m->rqe.sge[i].length;
-		sge[i].lkey = m->rqe.sge[i].lkey;
-		m->buf_len += sge[i].length;
-	}
+	m->buf_len = sw_ddp_sge_from_siw(m->rqe.sge, m->rqe.num_sge, m->sge);
 	/* A receive buffer we cannot use is our fault, not the peer's. */
-	if (sw_ddp_mem_get_sgl(s->sdev, s->qp->base.pd, sge, m->rqe.num_sge,
-			       IB_ACCESS_LOCAL_WRITE, m->mr, &bad))
+	if (sw_ddp_mem_get_sgl(s->sdev, s->qp->base.pd, m->sge,
+			       m->rqe.num_sge, IB_ACCESS_LOCAL_WRITE, m->mr,
+			       &bad))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	return SW_DDP_TERM_OK;
 }
@@ -236,15 +230,8 @@ static struct sw_ddp_term_err ddp_rx_place_untagged(struct sw_ddp_stream *s,
 						    u32 len)
 {
 	struct sw_ddp_rx_send *m = &s->send;
-	struct ib_sge sge[SIW_MAX_SGE];
-	u32 i;
 
-	for (i = 0; i < m->rqe.num_sge; i++) {
-		sge[i].addr = m->rqe.sge[i].laddr;
-		sge[i].length = m->rqe.sge[i].length;
-		sge[i].lkey = m->rqe.sge[i].lkey;
-	}
-	if (sw_ddp_mem_sgl_walk(sge, m->mr, m->rqe.num_sge, s->qp->base.pd,
+	if (sw_ddp_mem_sgl_walk(m->sge, m->mr, m->rqe.num_sge, s->qp->base.pd,
 				IB_ACCESS_LOCAL_WRITE, s->seg.mo + s->seg.done,
 				len, ddp_rx_place_bvec, src))
 		return DDP_ERR_LOCAL_CATASTROPHIC;

@@ -64,19 +64,6 @@ static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 	return true;
 }
 
-static u32 rdmap_tx_sge_len(const struct siw_sqe *sqe, struct ib_sge *sge)
-{
-	u32 i, len = 0;
-
-	for (i = 0; i < sqe->num_sge; i++) {
-		sge[i].addr = sqe->sge[i].laddr;
-		sge[i].length = sqe->sge[i].length;
-		sge[i].lkey = sqe->sge[i].lkey;
-		len += sge[i].length;
-	}
-	return len;
-}
-
 static enum rdmap_opcode rdmap_tx_send_op(const struct siw_sqe *sqe)
 {
 	bool se = sqe->flags & SIW_WQE_SOLICITED;
@@ -101,7 +88,7 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 		m.len = sqe->sge[0].length;
 		memcpy_to_page(s->inline_page, 0, (void *)&sqe->sge[1], m.len);
 	} else {
-		m.len = rdmap_tx_sge_len(sqe, sge);
+		m.len = sw_ddp_sge_from_siw(sqe->sge, sqe->num_sge, sge);
 		m.num_sge = sqe->num_sge;
 		if (sw_ddp_mem_get_sgl(s->sdev, s->qp->base.pd, sge,
 				       sqe->num_sge, 0, mr, &bad))

@@ -40,6 +40,7 @@ struct sw_ddp_read {
 struct sw_ddp_rx_send {
 	bool active;
 	struct siw_rqe rqe;
+	struct ib_sge sge[SIW_MAX_SGE];	/* rqe's, as the memory layer takes them */
 	struct sw_ddp_mr *mr[SIW_MAX_SGE];
 	u32 buf_len;			/* of the RQE's SGEs together */
 	u32 len;			/* of the message so far */
@@ -104,6 +105,21 @@ extern const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops;
 
 /* Something to send: new SQEs, a Read to answer, a Terminate. */
 void sw_ddp_stream_kick(struct sw_ddp_stream *s);
+
+/* A WQE's SGEs as struct ib_sge; returns their total length. */
+static inline u32 sw_ddp_sge_from_siw(const struct siw_sge *in, u32 n,
+				      struct ib_sge *out)
+{
+	u32 i, len = 0;
+
+	for (i = 0; i < n; i++) {
+		out[i].addr = in[i].laddr;
+		out[i].length = in[i].length;
+		out[i].lkey = in[i].lkey;
+		len += in[i].length;
+	}
+	return len;
+}
 
 /*
  * The stream failed (any context): remember the first error, send it in a
