@@ -7,10 +7,12 @@
 PERF_OPTS="-R -F -n 200 -s 65536"
 
 # serve NETNS CMD...: a server in the background; its PID in $server.
+# It is killed after $SERVE_TIMEOUT seconds (120 unless set).
 serve() {
 	local ns=$1
 	shift
-	ip netns exec "$ns" timeout 120 "$@" > "$TMPDIR/server.log" 2>&1 &
+	ip netns exec "$ns" timeout "${SERVE_TIMEOUT:-120}" "$@" \
+		> "$TMPDIR/server.log" 2>&1 &
 	server=$!
 	sleep 1
 }
@@ -39,6 +41,22 @@ perf_pair() {
 	served
 }
 
+# N rping clients in turn against one persistent server (about 2.5 s a
+# connection on the debug kernel under TCG).
+connect_soak() {
+	local i
+	SERVE_TIMEOUT=$(($1 * 5)) serve h1 rping -s -P -a 192.0.2.1
+	for i in $(seq "$1"); do
+		ip netns exec h2 timeout 20 rping -c -a 192.0.2.1 -C 1 -S 64 ||
+			{ echo "connection $i failed"; kill "$server"; return 1; }
+	done
+	kill "$server"
+	wait "$server" 2>/dev/null
+	true
+}
+
+soak_clean() { retry 10 res_zero d1 && retry 10 res_zero d2; }
+
 tcp_devices() {
 	in_h1 rdma link add d1 type "$1" netdev va
 	in_h2 rdma link add d2 type "$2" netdev vb
@@ -54,6 +72,8 @@ tcp_tests() {
 	for tool in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
 		t "$tool -R over sw_ddp" perf_pair "$tool" d1 d2
 	done
+	t "connect and disconnect 200 times" connect_soak 200
+	t "  and no QP, CQ, MR, PD or context is left" soak_clean
 
 	mal_tests
 
