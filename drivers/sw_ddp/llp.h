@@ -17,6 +17,7 @@
 
 struct sw_ddp_llp;
 struct sw_ddp_qp;
+struct sw_ddp_rx_ops;
 
 /*
  * Where the payload of an arriving segment comes from.  ddp.c pulls it
@@ -50,6 +51,16 @@ struct sw_ddp_llp_ops {
 
 	/* Gracefully (abortive == false) or abortively end the stream. */
 	void (*close)(struct sw_ddp_llp *llp, bool abortive);
+
+	/*
+	 * For the QP (qp.c), not DDP: start delivering received segments
+	 * to @rx with @upper, a segment's payload in at most @max_bv pages
+	 * when sending; and stop: once stop() returns, no upcall runs and
+	 * no send_segment() is under way or will succeed.
+	 */
+	int (*start)(struct sw_ddp_llp *llp, const struct sw_ddp_rx_ops *rx,
+		     void *upper, unsigned int max_bv);
+	void (*stop)(struct sw_ddp_llp *llp);
 };
 
 struct sw_ddp_llp {

@@ -896,10 +896,24 @@ static void tcp_llp_close(struct sw_ddp_llp *llp, bool abortive)
 						    SW_DDP_TCP_EV_CLOSE);
 }
 
+static int tcp_llp_start(struct sw_ddp_llp *llp,
+			 const struct sw_ddp_rx_ops *rx, void *upper,
+			 unsigned int max_bv)
+{
+	return sw_ddp_tcp_data_start(llp_to_tcp_ep(llp), rx, upper, max_bv);
+}
+
+static void tcp_llp_stop(struct sw_ddp_llp *llp)
+{
+	sw_ddp_tcp_data_stop(llp_to_tcp_ep(llp));
+}
+
 static const struct sw_ddp_llp_ops sw_ddp_tcp_llp_ops = {
 	.max_segment = tcp_llp_max_segment,
 	.send_segment = sw_ddp_tcp_send_segment,
 	.close = tcp_llp_close,
+	.start = tcp_llp_start,
+	.stop = tcp_llp_stop,
 };
 
 /*

@@ -30,6 +30,7 @@
 
 #include "llp.h"
 #include "qp.h"
+#include "stream.h"
 #include "umap.h"
 
 #define SW_DDP_QPN_MAX	((1U << 24) - 1)	/* as IB's, for tools */
@@ -260,11 +261,6 @@ static void qp_fatal_work(struct work_struct *work)
 }
 
 /*
- * Move a QP to ERROR from any context, reporting IB_EVENT_QP_FATAL: a
- * completion was lost to a full CQ, or a WQE was malformed.  The caller
- * holds a reference or a verbs call on @qp.
- */
-/*
  * The engine sent or received a Terminate (any context but softirq): the
  * QP is in TERMINATE, its stream closing, until the ERROR that follows.
  */
@@ -277,11 +273,77 @@ void sw_ddp_qp_terminate(struct sw_ddp_qp *qp)
 	sw_ddp_qp_fatal(qp);
 }
 
+/*
+ * Move a QP to ERROR from any context, reporting IB_EVENT_QP_FATAL: a
+ * completion was lost to a full CQ, or a WQE was malformed.  The caller
+ * holds a reference or a verbs call on @qp.
+ */
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
 {
 	sw_ddp_qp_get(qp);
 	if (!queue_work(system_wq, &qp->fatal_work))
 		sw_ddp_qp_put(qp);
+}
+
+/**
+ * sw_ddp_qp_llp_attach() - give an IDLE QP its established LLP stream
+ * @qp: the QP
+ * @llp: the stream, connected (for TCP, MPA negotiation done)
+ * @ird: negotiated RDMA Read resources we serve (RFC 6581)
+ * @ord: negotiated RDMA Reads we may issue
+ *
+ * The connection manager calls this before the responder's last
+ * connection message goes out and before the initiator reports the
+ * connection, so nothing the peer sends is missed: the QP goes to RTS and
+ * its data path starts on @llp.
+ *
+ * Return: 0; -EINVAL if @qp is not IDLE, has a stream or is being
+ * destroyed; or the LLP's error starting, with the QP back in ERROR.
+ */
+int sw_ddp_qp_llp_attach(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp,
+			 u16 ird, u16 ord)
+{
+	int err;
+
+	mutex_lock(&qp->state_mutex);
+	if (qp->destroying || qp->llp || qp->state != SW_DDP_QPS_IDLE) {
+		mutex_unlock(&qp->state_mutex);
+		return -EINVAL;
+	}
+	llp->qp = qp;
+	qp->llp = llp;
+	qp->ird = min_t(u16, ird, SW_DDP_MAX_IRD);
+	qp->ord = min_t(u16, ord, SW_DDP_MAX_ORD);
+	WRITE_ONCE(qp->state, SW_DDP_QPS_RTS);
+	mutex_unlock(&qp->state_mutex);
+
+	err = sw_ddp_stream_start(qp, llp);
+	if (err)
+		sw_ddp_qp_llp_detach(qp);
+	return err;
+}
+
+/**
+ * sw_ddp_qp_llp_detach() - the QP's LLP stream has closed
+ * @qp: the QP
+ *
+ * Stops the data path (WQEs the engine held complete as flushed), then
+ * moves a QP still in RTS, CLOSING or TERMINATE to ERROR.
+ */
+void sw_ddp_qp_llp_detach(struct sw_ddp_qp *qp)
+{
+	/* Not under state_mutex: the engine's work takes it as it ends. */
+	if (qp->llp)
+		sw_ddp_stream_stop(qp);
+
+	mutex_lock(&qp->state_mutex);
+	if (qp->llp)
+		qp->llp->qp = NULL;
+	qp->llp = NULL;
+	if (qp->state == SW_DDP_QPS_RTS || qp->state == SW_DDP_QPS_CLOSING ||
+	    qp->state == SW_DDP_QPS_TERMINATE)
+		qp_set_state(qp, SW_DDP_QPS_ERROR);
+	mutex_unlock(&qp->state_mutex);
 }
 
 static int qp_check_create(const struct ib_qp_init_attr *attr,

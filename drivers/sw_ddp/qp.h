@@ -118,6 +118,11 @@ void sw_ddp_qp_put(struct sw_ddp_qp *qp);
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp);
 void sw_ddp_qp_terminate(struct sw_ddp_qp *qp);
 
+/* qp.c, for the connection manager: the QP's LLP stream comes and goes */
+int sw_ddp_qp_llp_attach(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp,
+			 u16 ird, u16 ord);
+void sw_ddp_qp_llp_detach(struct sw_ddp_qp *qp);
+
 /* sq.c, rq.c: set-up and flush, for qp.c */
 int sw_ddp_sq_init(struct sw_ddp_qp *qp, u32 num, struct ib_ucontext *uctx,
 		   u64 *key);

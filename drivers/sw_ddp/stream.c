@@ -122,6 +122,36 @@ void sw_ddp_stream_detach(struct sw_ddp_stream *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_detach);
 
+/* The LLP delivers to the stream once it is published on the QP. */
+int sw_ddp_stream_start(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp)
+{
+	struct sw_ddp_stream *s;
+	int err;
+
+	s = sw_ddp_stream_create(qp, llp, qp->ord, qp->ird);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	sw_ddp_stream_attach(s);
+	err = llp->ops->start(llp, &sw_ddp_stream_rx_ops, s, s->max_bv);
+	if (err) {
+		sw_ddp_stream_detach(s);
+		sw_ddp_stream_destroy(s);
+	}
+	return err;
+}
+
+/* No segment in or out once the LLP stopped; then the stream goes. */
+void sw_ddp_stream_stop(struct sw_ddp_qp *qp)
+{
+	struct sw_ddp_stream *s = rcu_dereference_protected(qp->stream, 1);
+
+	qp->llp->ops->stop(qp->llp);
+	if (s) {
+		sw_ddp_stream_detach(s);
+		sw_ddp_stream_destroy(s);
+	}
+}
+
 static void sw_ddp_stream_record(struct sw_ddp_stream *s,
 				 struct sw_ddp_term_err err, bool send,
 				 const u8 *hdr, u32 seg_len)

@@ -100,6 +100,10 @@ void sw_ddp_stream_destroy(struct sw_ddp_stream *s);
 void sw_ddp_stream_attach(struct sw_ddp_stream *s);
 void sw_ddp_stream_detach(struct sw_ddp_stream *s);
 
+/* qp.c: a connected QP's data path over @llp, started and stopped. */
+int sw_ddp_stream_start(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp);
+void sw_ddp_stream_stop(struct sw_ddp_qp *qp);
+
 /* The LLP's receive upcalls; upper is the stream. */
 extern const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops;
 
