@@ -41,10 +41,14 @@ retry() {
 }
 
 # Two hosts, h1 (192.0.2.1 on va) and h2 (192.0.2.2 on vb), joined by veth.
+# The two ends get different interface indexes, as on two real hosts: siw
+# opens a wildcard listener's socket in the caller's namespace but bound to
+# its own netdev's index, so with equal indexes siw, on h2's vb, would take
+# the port on h1's va that sw_ddp's listener there needs (and vice versa).
 netns_up() {
 	ip netns add h1
 	ip netns add h2
-	ip link add va netns h1 type veth peer name vb netns h2
+	ip link add va index 11 netns h1 type veth peer name vb index 12 netns h2
 	ip -n h1 addr add 192.0.2.1/24 dev va
 	ip -n h2 addr add 192.0.2.2/24 dev vb
 	ip -n h1 -6 addr add 2001:db8::1/64 dev va nodad

@@ -80,10 +80,10 @@ tcp_tests() {
 	in_h2 rdma link del d2
 	insmod "$SIW_KO"
 	in_h2 rdma link add s2 type siw netdev vb
-	# A server bound to its address: a wildcard rdma_cm listener would
-	# also have siw listen, in the server's namespace, on the port ours
-	# holds (siw listens in the caller's namespace, not its netdev's).
 	t "rping -v: sw_ddp server, siw client" rping_pair 192.0.2.1
+	for tool in ib_write_bw ib_read_bw ib_send_bw; do
+		t "$tool -R: sw_ddp server, siw client" perf_pair "$tool" d1 s2
+	done
 	in_h1 rdma link del d1
 	in_h2 rdma link del s2
 	in_h1 rdma link add s1 type siw netdev va
