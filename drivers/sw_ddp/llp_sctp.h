@@ -7,8 +7,11 @@
 #ifndef SW_DDP_LLP_SCTP_H
 #define SW_DDP_LLP_SCTP_H
 
+#include <linux/list.h>
 #include <linux/types.h>
 #include <sw_ddp/sctp_ddp.h>
+
+#include "llp.h"
 
 /* Receive state a chunk is checked against. */
 struct sctp_ddp_rx_limits {
@@ -26,5 +29,86 @@ sctp_ddp_validate_chunk(u32 ppid, const void *chunk, u32 len,
 int sctp_ddp_session_ctrl_build(u8 *buf, u32 size, u16 ssn,
 				enum sctp_ddp_func func, const void *pdata,
 				u16 pdata_len);
+
+
+/*
+ * The SCTP LLP is three parts:
+ *
+ *   sctp_assoc.c, sctp_session.c, cm_sctp.c: associations on kernel SCTP
+ *   sockets (adaptation indication, streams), DDP Stream Sessions on
+ *   stream pairs (Stream Session Control, PPID 17) with the iw_cm glue,
+ *   and the LLP ops of an established session (DDP Segment Chunks, PPID
+ *   16, unordered, each with the session's next DDP-SSN).
+ *
+ *   sctp_seq.c: receive sequencing of one session (below).
+ *
+ *   sctp_seg.c: one received DDP Segment handed to DDP's receive upcalls.
+ */
+
+/*
+ * One received Payload Data Chunk of a session, its DDP-SSN taken off:
+ * @ppid SCTP_DDP_PPID_SEGMENT (@data starts at the DDP control octet) or
+ * SCTP_DDP_PPID_SESSION_CTRL (@data starts at the Function Code).
+ */
+struct sw_ddp_sctp_chunk {
+	u32 ppid;
+	const void *data;
+	u32 len;
+};
+
+/*
+ * What a session does with its chunks, from the association's receive
+ * context (process context, one chunk at a time per association).
+ */
+struct sw_ddp_sctp_seq_ops {
+	/*
+	 * In DDP-SSN order, each chunk once.  0 to go on; a negative errno
+	 * ends the session's receive side (nothing more is delivered).
+	 */
+	int (*deliver)(void *ctx, const struct sw_ddp_sctp_chunk *c);
+	/*
+	 * A chunk ahead of its turn.  1: handled now (a tagged segment
+	 * placed as it arrived), nothing to do in turn; 0: keep a copy and
+	 * deliver() it in turn; negative: as for deliver().
+	 */
+	int (*early)(void *ctx, const struct sw_ddp_sctp_chunk *c);
+};
+
+/*
+ * RFC 5043 §5.2.1, §6.1, §10: a session's receive sequence.  DDP-SSNs
+ * start at zero, have no gaps, and are accepted within a window of
+ * SCTP_DDP_SSN_WINDOW_MAX from the next expected one; a DDP-SSN before it
+ * or seen before is a replay.  Copies held for later are capped at
+ * @held_max octets: a peer that leaves a gap and keeps sending beyond it
+ * ends the session rather than exhausting memory.
+ */
+struct sw_ddp_sctp_seq {
+	u16 next;			/* DDP-SSN of the next chunk in turn */
+	unsigned long *seen;		/* received ahead of @next */
+	struct list_head held;		/* copies, by DDP-SSN */
+	u32 held_bytes, held_max;
+	bool dead;			/* an error ended it */
+};
+
+int sw_ddp_sctp_seq_init(struct sw_ddp_sctp_seq *q, u32 held_max);
+void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q);
+/*
+ * One chunk with DDP-SSN @ssn arrived.  Return: 0; -EPROTO for a
+ * DDP-SSN outside the window or a replay; -ENOBUFS over the cap; or the
+ * ops' error.  After an error the sequence takes nothing more.
+ */
+int sw_ddp_sctp_seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
+		       const struct sw_ddp_sctp_chunk *c,
+		       const struct sw_ddp_sctp_seq_ops *ops, void *ctx);
+
+/*
+ * sctp_seg.c: hand one whole DDP Segment (@seg, @len octets from its
+ * control octet) to DDP's receive upcalls.  With @early, only a segment
+ * DDP may place ahead of its turn is taken (rx->may_place_early()).
+ * Return: 1 taken, 0 not taken (@early only), -EPROTO if DDP failed it
+ * (DDP has then started its Terminate: deliver nothing more).
+ */
+int sw_ddp_sctp_seg_rx(const struct sw_ddp_rx_ops *rx, void *upper,
+		       const void *seg, u32 len, bool early);
 
 #endif /* SW_DDP_LLP_SCTP_H */
