@@ -2,7 +2,8 @@
 /*
  * KUnit: the MPA connection exchange (llp_tcp.c) on real kernel TCP
  * sockets over loopback in init_net: negotiation outcomes, reject, RTR,
- * and raw sockets playing peers that misbehave.
+ * the RFC 6581 Terminates of an initiator, and raw sockets playing peers
+ * that misbehave.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -13,7 +14,9 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "cm.h"
 #include "llp_tcp.h"
+#include "rdmap.h"
 #include "sw_ddp.h"
 
 #define CM_WAIT		msecs_to_jiffies(3000)
@@ -457,19 +460,20 @@ static void cm_test_reject(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, t->act.nconn);
 }
 
-/* The responder cannot serve the Reads the initiator wants to issue. */
-static void cm_test_ird_insufficient(struct kunit *test)
+/*
+ * RFC 6581 §9.1: the responder serves as many Reads as it can, and the
+ * initiator issues no more than that.
+ */
+static void cm_test_ird_capped(struct kunit *test)
 {
 	struct sw_ddp_mpa_cfg ini = cfg_v2;
 	struct cm_test *t = test->priv;
 
 	ini.ord = SW_DDP_MAX_IRD + 1;
 	cm_listen(test, AF_INET, false, CM_TIMEOUT);
-	cm_connect(test, &ini, CM_TIMEOUT);
-	cm_wait(test, &t->pas.req_done);
-	KUNIT_EXPECT_EQ(test, -ENOMEM, cm_accept(test, &cfg_v2));
-	cm_wait(test, &t->act.conn_done);
-	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act.status);
+	cm_handshake(test, &ini, &cfg_v2);
+	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_IRD, t->pas.child->conn.ird);
+	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_IRD, t->conn->conn.ord);
 }
 
 /* RFC 6581 peer-to-peer: one RTR type agreed, the responder waits for it */
@@ -487,6 +491,11 @@ static void cm_test_p2p_rtr(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, t->conn->conn.rtr_send);
 	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_READ, t->pas.child->conn.rtr);
 	KUNIT_EXPECT_FALSE(test, t->pas.child->conn.rtr_send);
+	/* what the data path is told: send it first, or wait for it */
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_READ, t->conn->llp.rtr_send);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, t->conn->llp.rtr_wait);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_READ, t->pas.child->llp.rtr_wait);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, t->pas.child->llp.rtr_send);
 	KUNIT_EXPECT_EQ(test, 0, t->pas.nrtr);
 	sw_ddp_llp_rtr_received(&t->pas.child->llp);
 	cm_wait(test, &t->pas.rtr_done);
@@ -513,8 +522,11 @@ static void cm_test_rtr_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->act.why);
 }
 
-/* The responder declines p2p: no RTR either way. */
-static void cm_test_p2p_declined(struct kunit *test)
+/*
+ * RFC 6581 §9.2: a responder answers a peer-to-peer Request in kind, its
+ * own p2p setting being the initiator's choice; client-server otherwise.
+ */
+static void cm_test_p2p_answered(struct kunit *test)
 {
 	struct sw_ddp_mpa_cfg ini = cfg_v2;
 	struct cm_test *t = test->priv;
@@ -522,46 +534,168 @@ static void cm_test_p2p_declined(struct kunit *test)
 	ini.p2p = true;
 	cm_listen(test, AF_INET, false, CM_TIMEOUT);
 	cm_handshake(test, &ini, &cfg_v2);
-	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, t->conn->conn.rtr);
-	KUNIT_EXPECT_FALSE(test, t->pas.child->conn.rtr_wait);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_WRITE, t->conn->llp.rtr_send);
+	KUNIT_EXPECT_TRUE(test, t->pas.child->conn.rtr_wait);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_WRITE, t->pas.child->llp.rtr_wait);
 }
 
-/* Negotiation alone: RTR choices and replies that do not fit. */
+static void cm_test_client_server(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg resp = cfg_v2;
+	struct cm_test *t = test->priv;
+
+	resp.p2p = true;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &resp);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, t->conn->conn.rtr);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, t->conn->llp.rtr_send);
+	KUNIT_EXPECT_FALSE(test, t->pas.child->conn.rtr_wait);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, t->pas.child->llp.rtr_wait);
+}
+
+/*
+ * cm.c: the module parameter peer_to_peer has the connections we initiate
+ * ask for peer-to-peer mode, with every RTR type and room for a Read RTR.
+ */
+static void cm_test_p2p_param(struct kunit *test)
+{
+	const u8 all = SW_DDP_RTR_WRITE | SW_DDP_RTR_READ | SW_DDP_RTR_SEND;
+	struct iw_cm_conn_param p = { .ird = 2, .ord = 0 };
+	bool saved = READ_ONCE(sw_ddp_cm_peer_to_peer);
+	struct sw_ddp_mpa_cfg cfg;
+	struct mpa_rr_info req;
+
+	WRITE_ONCE(sw_ddp_cm_peer_to_peer, false);
+	sw_ddp_cm_mpa_cfg(&cfg, &p, true);
+	KUNIT_EXPECT_FALSE(test, cfg.p2p);
+	KUNIT_EXPECT_EQ(test, 0, cfg.ord);
+	sw_ddp_mpa_offer(&cfg, &req);
+	KUNIT_EXPECT_FALSE(test, req.ird & MPA_V2_IRD_P2P);
+
+	WRITE_ONCE(sw_ddp_cm_peer_to_peer, true);
+	sw_ddp_cm_mpa_cfg(&cfg, &p, true);
+	KUNIT_EXPECT_TRUE(test, cfg.p2p);
+	KUNIT_EXPECT_EQ(test, all, cfg.rtr);
+	KUNIT_EXPECT_EQ(test, 1, cfg.ord);
+	sw_ddp_mpa_offer(&cfg, &req);
+	KUNIT_EXPECT_TRUE(test, req.ird & MPA_V2_IRD_P2P);
+	/* accepting: every RTR type taken, whatever the parameter */
+	sw_ddp_cm_mpa_cfg(&cfg, &p, false);
+	KUNIT_EXPECT_EQ(test, all, cfg.rtr);
+	KUNIT_EXPECT_EQ(test, 0, cfg.ord);
+	WRITE_ONCE(sw_ddp_cm_peer_to_peer, saved);
+}
+
+/* Negotiation alone: RTR choices, and Replies that cannot be taken. */
 static void cm_test_negotiate(struct kunit *test)
 {
 	struct sw_ddp_mpa_cfg offer = cfg_v2, local = cfg_v2;
+	struct sw_ddp_term_err term;
 	struct sw_ddp_mpa_conn conn;
 	struct mpa_rr_info req, rep;
 
 	offer.p2p = true;
 	offer.rtr = 0;			/* p2p, no type: a Write */
-	local.p2p = true;
 	sw_ddp_mpa_offer(&offer, &req);
-	KUNIT_ASSERT_EQ(test, 0, sw_ddp_mpa_answer(&req, &local, &rep, &conn));
+	sw_ddp_mpa_answer(&req, &local, &rep, &conn);
 	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_WRITE, conn.rtr);
 	KUNIT_EXPECT_TRUE(test, rep.ord & MPA_V2_ORD_RTR_WRITE);
 
+	/* nothing in common: the responder names what it takes */
 	offer.rtr = SW_DDP_RTR_SEND;
-	local.rtr = SW_DDP_RTR_WRITE;	/* nothing in common */
+	local.rtr = SW_DDP_RTR_WRITE | SW_DDP_RTR_READ;
 	sw_ddp_mpa_offer(&offer, &req);
-	KUNIT_ASSERT_EQ(test, 0, sw_ddp_mpa_answer(&req, &local, &rep, &conn));
-	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_NONE, conn.rtr);
-	KUNIT_EXPECT_FALSE(test, rep.ird & MPA_V2_IRD_P2P);
+	sw_ddp_mpa_answer(&req, &local, &rep, &conn);
+	KUNIT_EXPECT_TRUE(test, conn.rtr_wait);
+	KUNIT_EXPECT_TRUE(test, rep.ird & MPA_V2_IRD_P2P);
+	KUNIT_EXPECT_FALSE(test, rep.ird & MPA_V2_IRD_RTR_SEND);
+	KUNIT_EXPECT_TRUE(test, rep.ord & MPA_V2_ORD_RTR_WRITE);
+	KUNIT_EXPECT_TRUE(test, rep.ord & MPA_V2_ORD_RTR_READ);
+	/* ... and the initiator terminates: No matching RTR option */
+	KUNIT_EXPECT_EQ(test, -EPROTO,
+			sw_ddp_mpa_conclude(&offer, &rep, &conn, &term));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(MPA_ERR_NO_MATCHING_RTR,
+						   term));
 
-	/* a Reply naming a type we did not offer, or two types */
-	rep.ird |= MPA_V2_IRD_P2P;
-	rep.ord |= MPA_V2_ORD_RTR_WRITE;
-	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
-	offer.rtr = SW_DDP_RTR_WRITE | SW_DDP_RTR_READ;
-	rep.ord |= MPA_V2_ORD_RTR_READ;
-	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
-	/* a higher revision than asked for */
+	/* several types offered back: the initiator sends one of them */
+	offer.rtr = SW_DDP_RTR_SEND | SW_DDP_RTR_READ;
+	KUNIT_EXPECT_EQ(test, 0, sw_ddp_mpa_conclude(&offer, &rep, &conn,
+						     &term));
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_READ, conn.rtr);
+	KUNIT_EXPECT_TRUE(test, conn.rtr_send);
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_ok(term));
+
+	/* peer-to-peer asked for, client-server answered */
+	rep.ird &= ~MPA_V2_IRD_P2P;
+	KUNIT_EXPECT_EQ(test, -EPROTO,
+			sw_ddp_mpa_conclude(&offer, &rep, &conn, &term));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(MPA_ERR_NO_MATCHING_RTR,
+						   term));
+
+	/* a higher revision than asked for: closed, no Terminate */
 	offer.rev = MPA_REV_1;
-	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
+	KUNIT_EXPECT_EQ(test, -EPROTO,
+			sw_ddp_mpa_conclude(&offer, &rep, &conn, &term));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_ok(term));
 	/* Rev 2 without the RFC 6581 data, to an enhanced Request */
 	offer.rev = MPA_REV_2;
 	rep.flags &= ~MPA_FLAG_ENHANCED;
-	KUNIT_EXPECT_EQ(test, -EPROTO, sw_ddp_mpa_conclude(&offer, &rep, &conn));
+	KUNIT_EXPECT_EQ(test, -EPROTO,
+			sw_ddp_mpa_conclude(&offer, &rep, &conn, &term));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_ok(term));
+}
+
+/* RFC 6581 §9.1: IRD and ORD, both ways. */
+static void cm_test_negotiate_ird_ord(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg offer = cfg_v2, local = cfg_v2;
+	struct sw_ddp_term_err term;
+	struct sw_ddp_mpa_conn conn;
+	struct mpa_rr_info req, rep;
+
+	/* the responder's ORD down to our IRD, its IRD up to our ORD */
+	local.ird = 1;
+	local.ord = 16;
+	sw_ddp_mpa_offer(&offer, &req);
+	sw_ddp_mpa_answer(&req, &local, &rep, &conn);
+	KUNIT_EXPECT_EQ(test, offer.ird, conn.ord);
+	KUNIT_EXPECT_EQ(test, offer.ord, conn.ird);
+	KUNIT_EXPECT_EQ(test, offer.ird, rep.ord & MPA_V2_IRD_ORD_MASK);
+	KUNIT_EXPECT_EQ(test, offer.ord, rep.ird & MPA_V2_IRD_ORD_MASK);
+
+	/* all ones: no negotiation, ours unchanged, all ones back */
+	req.ird = MPA_V2_IRD_ORD_MASK;
+	req.ord = MPA_V2_IRD_ORD_MASK;
+	sw_ddp_mpa_answer(&req, &local, &rep, &conn);
+	KUNIT_EXPECT_EQ(test, local.ord, conn.ord);
+	KUNIT_EXPECT_EQ(test, local.ird, conn.ird);
+	KUNIT_EXPECT_EQ(test, MPA_V2_IRD_ORD_MASK, rep.ord);
+	KUNIT_EXPECT_EQ(test, MPA_V2_IRD_ORD_MASK, rep.ird);
+	KUNIT_EXPECT_EQ(test, 0, sw_ddp_mpa_conclude(&offer, &rep, &conn,
+						     &term));
+	KUNIT_EXPECT_EQ(test, offer.ord, conn.ord);
+	KUNIT_EXPECT_EQ(test, offer.ird, conn.ird);
+
+	/* a Read RTR makes the responder serve one Read at least */
+	offer.p2p = true;
+	offer.rtr = SW_DDP_RTR_READ;
+	local.ird = 0;
+	offer.ord = 0;
+	sw_ddp_mpa_offer(&offer, &req);
+	sw_ddp_mpa_answer(&req, &local, &rep, &conn);
+	KUNIT_EXPECT_EQ(test, SW_DDP_RTR_READ, conn.rtr);
+	KUNIT_EXPECT_EQ(test, 1, conn.ird);
+	KUNIT_EXPECT_EQ(test, 1, rep.ird & MPA_V2_IRD_ORD_MASK);
+
+	/* a responder ORD we cannot serve: Insufficient IRD resources */
+	offer.p2p = false;
+	rep.ord = SW_DDP_MAX_IRD + 1;
+	KUNIT_EXPECT_EQ(test, -ENOMEM,
+			sw_ddp_mpa_conclude(&offer, &rep, &conn, &term));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(MPA_ERR_INSUFFICIENT_IRD,
+						   term));
+	/* reported all the same (RFC 6581 §9.1) */
+	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_IRD + 1, conn.ird);
 }
 
 /* Raw peers. */
@@ -732,8 +866,10 @@ static void cm_test_request_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, t->pas.nreq);
 }
 
-/* A raw responder: accept one connection, read the Request. */
-static struct socket *raw_serve(struct kunit *test)
+/* A raw responder to @offer: accept one connection, read the Request. */
+static struct socket *raw_serve_offer(struct kunit *test,
+				      const struct sw_ddp_mpa_cfg *offer,
+				      unsigned long timeout)
 {
 	struct cm_test *t = test->priv;
 	struct sockaddr_storage ss;
@@ -750,7 +886,7 @@ static struct socket *raw_serve(struct kunit *test)
 	KUNIT_ASSERT_GE(test, kernel_getsockname(t->raw,
 						 (struct sockaddr *)&t->laddr),
 			0);
-	cm_connect(test, &cfg_v2, CM_SHORT);
+	cm_connect(test, offer, timeout);
 	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
 	conn->sk->sk_rcvtimeo = CM_WAIT;
 	KUNIT_EXPECT_EQ(test, (int)sizeof(buf),
@@ -758,6 +894,100 @@ static struct socket *raw_serve(struct kunit *test)
 				       MSG_WAITALL));
 	KUNIT_EXPECT_MEMEQ(test, MPA_KEY_REQ, buf, MPA_KEY_LEN);
 	return conn;
+}
+
+static struct socket *raw_serve(struct kunit *test)
+{
+	return raw_serve_offer(test, &cfg_v2, CM_SHORT);
+}
+
+/*
+ * A raw responder accepts @offer with @rep, which the initiator cannot
+ * take: it reports @status to its owner and, RFC 6581 §8, sends a
+ * Terminate with @want as its first FPDU, then closes gracefully.
+ */
+static void cm_reply_terminated(struct kunit *test,
+				const struct sw_ddp_mpa_cfg *offer,
+				const struct mpa_rr_info *rep, int status,
+				struct sw_ddp_term_err want)
+{
+	struct cm_test *t = test->priv;
+	struct socket *conn = raw_serve_offer(test, offer, CM_TIMEOUT);
+	u8 frame[sizeof(struct mpa_rr_hdr) + 4], fpdu[64], ulpdu[64];
+	struct kvec iov = { .iov_base = frame };
+	struct mpa_fpdu_cfg cfg = {};	/* no CRC, no markers */
+	struct ddp_untagged_fields f;
+	struct sw_ddp_term_err err;
+	struct rdmap_term_info ti;
+	struct msghdr msg = {};
+	int len, got, end;
+	u16 ulpdu_len;
+
+	len = mpa_rr_build(frame, sizeof(frame), rep, true);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iov.iov_len = len;
+	KUNIT_ASSERT_EQ(test, len, kernel_sendmsg(conn, &msg, &iov, 1, len));
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, status, t->act.status);
+	KUNIT_EXPECT_EQ(test, 1, t->act.nconn);
+
+	end = raw_drain(conn, fpdu, sizeof(fpdu), &got);
+	sock_release(conn);
+	KUNIT_EXPECT_EQ(test, 0, end);		/* FIN, not RST */
+	err = mpa_fpdu_validate(fpdu, got, &cfg, ulpdu, sizeof(ulpdu),
+				&ulpdu_len);
+	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+	/* RFC 5040: a Terminate on queue 2, the stream's first, whole */
+	KUNIT_ASSERT_EQ(test, DDP_UNTAGGED_HDR_LEN + 4, ulpdu_len);
+	KUNIT_EXPECT_EQ(test, ddp_ctrl_make(false, true), ulpdu[0]);
+	KUNIT_EXPECT_EQ(test, rdmap_ctrl_make(RDMAP_OP_TERMINATE), ulpdu[1]);
+	ddp_untagged_hdr_get((struct ddp_untagged_hdr *)ulpdu, &f);
+	KUNIT_EXPECT_EQ(test, RDMAP_QN_TERMINATE, f.qn);
+	KUNIT_EXPECT_EQ(test, 1, f.msn);
+	KUNIT_EXPECT_EQ(test, 0, f.mo);
+	KUNIT_ASSERT_EQ(test, 0, rdmap_term_parse(ulpdu + DDP_UNTAGGED_HDR_LEN,
+						  4, &ti));
+	KUNIT_EXPECT_EQ(test, 0, ti.hdrct);
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(want),
+			sw_ddp_term_err_pack(ti.err));
+}
+
+static const struct mpa_rr_info rep_v2 = {
+	.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2, .ird = 4, .ord = 4,
+};
+
+/* RFC 6581 §9.2: the responder names no RTR type we offered. */
+static void cm_test_term_no_matching_rtr(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg offer = cfg_v2;
+	struct mpa_rr_info rep = rep_v2;
+
+	offer.p2p = true;
+	offer.rtr = SW_DDP_RTR_SEND;
+	rep.ird |= MPA_V2_IRD_P2P;
+	rep.ord |= MPA_V2_ORD_RTR_WRITE | MPA_V2_ORD_RTR_READ;
+	cm_reply_terminated(test, &offer, &rep, -EPROTO,
+			    MPA_ERR_NO_MATCHING_RTR);
+}
+
+/* RFC 6581 §9.2: peer-to-peer asked for, client-server answered. */
+static void cm_test_term_p2p_refused(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg offer = cfg_v2;
+
+	offer.p2p = true;
+	cm_reply_terminated(test, &offer, &rep_v2, -EPROTO,
+			    MPA_ERR_NO_MATCHING_RTR);
+}
+
+/* RFC 6581 §9.1: the responder issues more Reads than we can serve. */
+static void cm_test_term_insufficient_ird(struct kunit *test)
+{
+	struct mpa_rr_info rep = rep_v2;
+
+	rep.ord = SW_DDP_MAX_IRD + 1;
+	cm_reply_terminated(test, &cfg_v2, &rep, -ENOMEM,
+			    MPA_ERR_INSUFFICIENT_IRD);
 }
 
 static void cm_test_bad_reply(struct kunit *test)
@@ -822,11 +1052,14 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_markers),
 	KUNIT_CASE(cm_test_markers_responder),
 	KUNIT_CASE(cm_test_reject),
-	KUNIT_CASE(cm_test_ird_insufficient),
+	KUNIT_CASE(cm_test_ird_capped),
 	KUNIT_CASE(cm_test_p2p_rtr),
 	KUNIT_CASE(cm_test_rtr_timeout),
-	KUNIT_CASE(cm_test_p2p_declined),
+	KUNIT_CASE(cm_test_p2p_answered),
+	KUNIT_CASE(cm_test_client_server),
+	KUNIT_CASE(cm_test_p2p_param),
 	KUNIT_CASE(cm_test_negotiate),
+	KUNIT_CASE(cm_test_negotiate_ird_ord),
 	KUNIT_CASE(cm_test_bad_key),
 	KUNIT_CASE(cm_test_bad_rev),
 	KUNIT_CASE(cm_test_oversized_pdata),
@@ -835,6 +1068,9 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_listener_gone),
 	KUNIT_CASE(cm_test_request_refused),
 	KUNIT_CASE(cm_test_bad_reply),
+	KUNIT_CASE(cm_test_term_no_matching_rtr),
+	KUNIT_CASE(cm_test_term_p2p_refused),
+	KUNIT_CASE(cm_test_term_insufficient_ird),
 	KUNIT_CASE(cm_test_silent_responder),
 	KUNIT_CASE(cm_test_responder_closes),
 	KUNIT_CASE(cm_test_no_listener),

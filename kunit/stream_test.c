@@ -4,6 +4,8 @@
  * an in-memory "wire": each end's segments are framed by mpa_tx, flattened
  * and fed to the other end's mpa_rx, exactly as over TCP but without a
  * socket.  Real PDs, MRs, QPs and CQs from ib_core; real placement.
+ * Parameterized cases run RFC 6581 peer-to-peer mode: end 0 the
+ * initiator, end 1 the responder.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -12,6 +14,7 @@
 
 #include "mpa.h"
 #include "queue_fixture.h"
+#include "rdmap.h"
 #include "stream.h"
 
 #define SEG_MAX		2048	/* small, so messages take many segments */
@@ -27,6 +30,10 @@ struct pipe_end {
 	struct ib_qp *qp;
 	u8 *wire;
 	bool closed;
+	atomic_t rtr_received;		/* llp->ops->rtr_received() calls */
+	int nsent;			/* segments sent */
+	u8 first[2];			/* the first one's DDP, RDMAP control */
+	u32 first_len;			/* and its payload length */
 };
 
 struct flat_in {
@@ -70,6 +77,10 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 
 	if (e->closed || e->peer->closed)
 		return -ENOTCONN;
+	if (!e->nsent++) {
+		memcpy(e->first, hdr, sizeof(e->first));
+		e->first_len = len;
+	}
 	wire_len = mpa_tx_frame(&e->tx, hdr, hdr_len, bv, nr_bv, len);
 	if (wire_len < 0)
 		return wire_len;
@@ -87,10 +98,22 @@ static void pipe_close(struct sw_ddp_llp *llp, bool abortive)
 	container_of(llp, struct pipe_end, llp)->closed = true;
 }
 
+static void pipe_rtr_received(struct sw_ddp_llp *llp)
+{
+	atomic_inc(&container_of(llp, struct pipe_end, llp)->rtr_received);
+}
+
 static const struct sw_ddp_llp_ops pipe_ops = {
 	.max_segment = pipe_max_segment,
 	.send_segment = pipe_send_segment,
 	.close = pipe_close,
+	.rtr_received = pipe_rtr_received,
+};
+
+/* RFC 6581: the RTR end 0 sends first, the one end 1 waits for. */
+struct rtr_case {
+	const char *name;
+	enum sw_ddp_rtr send, wait;
 };
 
 static struct ib_qp *stream_qp(struct kunit *test, struct stream_fx *sf,
@@ -106,7 +129,8 @@ static struct ib_qp *stream_qp(struct kunit *test, struct stream_fx *sf,
 }
 
 /* Connect end i to the other: what the connection manager will do. */
-static void stream_connect(struct kunit *test, struct stream_fx *sf, int i)
+static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
+			   const struct rtr_case *rc)
 {
 	struct pipe_end *e = &sf->end[i];
 	struct sw_ddp_qp *qp;
@@ -116,6 +140,10 @@ static void stream_connect(struct kunit *test, struct stream_fx *sf, int i)
 	e->peer = &sf->end[!i];
 	e->llp.ops = &pipe_ops;
 	e->llp.qp = qp;
+	if (rc && i == 0)
+		e->llp.rtr_send = rc->send;
+	if (rc && i == 1)
+		e->llp.rtr_wait = rc->wait;
 	e->wire = kunit_kzalloc(test, WIRE_MAX, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->wire);
 	KUNIT_ASSERT_EQ(test, mpa_tx_init(&e->tx, true, false, 0, SEG_MAX, 8),
@@ -184,8 +212,8 @@ static int stream_init(struct kunit *test)
 		if (!sf->buf[i])
 			return -ENOMEM;
 	}
-	stream_connect(test, sf, 0);
-	stream_connect(test, sf, 1);
+	stream_connect(test, sf, 0, test->param_value);
+	stream_connect(test, sf, 1, test->param_value);
 	return 0;
 }
 
@@ -358,6 +386,194 @@ static void stream_send_no_buffer(struct kunit *test)
 						   DDP_ERR_UT_MSN_NO_BUF));
 }
 
+static void stream_kick_end(struct stream_fx *sf, int i)
+{
+	queue_work(system_unbound_wq, &sf->end[i].stream->tx_work);
+}
+
+/* Wait until @v reads @want, or a few seconds pass. */
+static bool wait_atomic(atomic_t *v, int want)
+{
+	int i;
+
+	for (i = 0; i < 300 && atomic_read(v) != want; i++)
+		usleep_range(10000, 20000);
+	return atomic_read(v) == want;
+}
+
+/* No Read of ours outstanding, or a few seconds passed. */
+static bool ord_idle(struct sw_ddp_stream *s)
+{
+	bool idle = false;
+	int i;
+
+	for (i = 0; i < 300 && !idle; i++) {
+		spin_lock_bh(&s->lock);
+		idle = s->ord_get == s->ord_put;
+		spin_unlock_bh(&s->lock);
+		if (!idle)
+			usleep_range(10000, 20000);
+	}
+	return idle;
+}
+
+static u8 rtr_opcode(enum sw_ddp_rtr rtr)
+{
+	if (rtr == SW_DDP_RTR_WRITE)
+		return RDMAP_OP_WRITE;
+	return rtr == SW_DDP_RTR_READ ? RDMAP_OP_READ_REQ : RDMAP_OP_SEND;
+}
+
+static const struct rtr_case rtr_good[] = {
+	{ "Write RTR", SW_DDP_RTR_WRITE, SW_DDP_RTR_WRITE },
+	{ "Read RTR", SW_DDP_RTR_READ, SW_DDP_RTR_READ },
+	{ "Send RTR", SW_DDP_RTR_SEND, SW_DDP_RTR_SEND },
+};
+
+static void rtr_case_desc(const struct rtr_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rtr_good, rtr_good, rtr_case_desc);
+
+/*
+ * RFC 6581 §9.2: the initiator's RTR is the first message on the wire;
+ * the responder sends nothing before it has taken it, reports it once,
+ * and neither consumer sees it: no receive consumed (a Send RTR), no
+ * completion (a Read RTR's zero-length response is the engine's).
+ */
+static void stream_rtr(struct kunit *test)
+{
+	const struct rtr_case *rc = test->param_value;
+	struct stream_fx *sf = sfx(test);
+	struct pipe_end *ini = &sf->end[0], *resp = &sf->end[1];
+	u32 len = 2 * PAGE_SIZE + 9;
+	struct ib_wc wc;
+
+	/* the responder's Write is held back until the RTR is in */
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	fill(sf->buf[1], BUF_LEN, 5);
+	memset(sf->buf[0], 0, BUF_LEN);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 1, IB_WR_RDMA_WRITE, len,
+					sf->pd->unsafe_global_rkey), 0);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 0, resp->nsent);
+	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[1], 1, &wc));
+
+	stream_kick_end(sf, 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(&resp->rtr_received, 1));
+	KUNIT_EXPECT_EQ(test, ddp_ctrl_tagged(ini->first[0]),
+			rc->send == SW_DDP_RTR_WRITE);
+	KUNIT_EXPECT_EQ(test, rtr_opcode(rc->send),
+			rdmap_ctrl_opcode(ini->first[1]));
+	KUNIT_EXPECT_EQ(test, 0, ini->first_len);
+
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], len);
+	/* a Read RTR's ORD slot is free again, with no completion */
+	KUNIT_EXPECT_TRUE(test, ord_idle(ini->stream));
+	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[0], 1, &wc));
+
+	/* the consumers' own messages follow, MSNs in step */
+	fill(sf->buf[0], len, 11);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, len,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&resp->rtr_received));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&ini->rtr_received));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qf_state(test, ini->qp));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qf_state(test, resp->qp));
+}
+
+static const struct rtr_case rtr_bad[] = {
+	{ "Write for Send", SW_DDP_RTR_WRITE, SW_DDP_RTR_SEND },
+	{ "Send for Read", SW_DDP_RTR_SEND, SW_DDP_RTR_READ },
+	{ "Read for Write", SW_DDP_RTR_READ, SW_DDP_RTR_WRITE },
+	{ "a Send for Write", SW_DDP_RTR_NONE, SW_DDP_RTR_WRITE },
+};
+
+KUNIT_ARRAY_PARAM(rtr_bad, rtr_bad, rtr_case_desc);
+
+/* The Terminate @e received, decoded. */
+static struct sw_ddp_term_err term_received(struct pipe_end *e)
+{
+	struct rdmap_term_info ti;
+
+	if (rdmap_term_parse(e->stream->term_rx, e->stream->term_rx_len, &ti))
+		return SW_DDP_TERM_OK;
+	return ti.err;
+}
+
+/*
+ * RFC 6581 §8, §9.2: anything but the agreed RTR first (another type, or
+ * the consumer's message) is a connection model the responder does not
+ * share: it terminates with "No matching RTR option".
+ */
+static void stream_rtr_mismatch(struct kunit *test)
+{
+	const struct rtr_case *rc = test->param_value;
+	struct stream_fx *sf = sfx(test);
+	struct pipe_end *ini = &sf->end[0], *resp = &sf->end[1];
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	if (rc->send)
+		stream_kick_end(sf, 0);
+	else
+		KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 8, 0), 0);
+	KUNIT_EXPECT_TRUE(test, wait_error(resp->qp));
+	KUNIT_EXPECT_TRUE(test, wait_error(ini->qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_NO_MATCHING_RTR),
+			sw_ddp_term_err_pack(resp->stream->term));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_NO_MATCHING_RTR),
+			sw_ddp_term_err_pack(term_received(ini)));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&resp->rtr_received));
+}
+
+static const struct rtr_case rtr_term[] = {
+	{ "Terminate for Write", SW_DDP_RTR_NONE, SW_DDP_RTR_WRITE },
+};
+
+KUNIT_ARRAY_PARAM(rtr_term, rtr_term, rtr_case_desc);
+
+/*
+ * A Terminate instead of the RTR ends the stream as any Terminate does:
+ * here the initiator's, for a Write whose local buffer it cannot use.
+ */
+static void stream_rtr_terminate(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	struct pipe_end *ini = &sf->end[0], *resp = &sf->end[1];
+	struct ib_sge sge = { .addr = (uintptr_t)sf->buf[0], .length = 8,
+			      .lkey = sf->pd->local_dma_lkey + 0x1000 };
+	struct ib_rdma_wr wr = {
+		.wr = { .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE },
+		.remote_addr = (uintptr_t)sf->buf[1],
+		.rkey = sf->pd->unsafe_global_rkey,
+	};
+
+	KUNIT_ASSERT_EQ(test, ib_post_send(ini->qp, &wr.wr, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, wait_error(resp->qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(term_received(resp)));
+	/* the peer's Terminate is not answered (RFC 5040) */
+	KUNIT_EXPECT_EQ(test, 0, resp->nsent);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&resp->rtr_received));
+}
+
 static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write),
 	KUNIT_CASE(stream_read),
@@ -365,6 +581,9 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_zero),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
+	KUNIT_CASE_PARAM(stream_rtr, rtr_good_gen_params),
+	KUNIT_CASE_PARAM(stream_rtr_mismatch, rtr_bad_gen_params),
+	KUNIT_CASE_PARAM(stream_rtr_terminate, rtr_term_gen_params),
 	{}
 };
 

@@ -6,8 +6,10 @@
  * gets IW_CM_EVENT_CONNECT_REQUEST with our endpoint as provider_data,
  * which becomes the new cm_id's provider_data and comes back in exactly
  * one of iw_accept() or iw_reject().  After a successful accept the
- * passive side gets ESTABLISHED, the active side a CONNECT_REPLY (status
- * 0: established; -ECONNREFUSED: rejected; -ETIMEDOUT; -ECONNRESET).  An
+ * passive side gets ESTABLISHED (in RFC 6581 peer-to-peer mode once the
+ * initiator's RTR has arrived), the active side a CONNECT_REPLY (status
+ * 0: established; -ECONNREFUSED: rejected; -ETIMEDOUT; -ECONNRESET; for a
+ * Reply RFC 6581 makes it terminate, -ENOMEM or -EPROTO).  An
  * established connection may see DISCONNECT (the peer closed) and ends
  * with CLOSE, after which we drop our cm_id reference.  A failed
  * CONNECT_REPLY is the last event too.  Every event is given once, from
@@ -19,6 +21,7 @@
  */
 #include <linux/module.h>
 #include <net/net_namespace.h>
+#include <kunit/visibility.h>
 
 #include "cm.h"
 #include "llp_tcp.h"
@@ -29,14 +32,19 @@
 /*
  * What we ask for and allow.  As siw does by default: MPA revision 2, no
  * CRC unless the peer asks, no markers unless the peer asks, no
- * peer-to-peer mode of our own.  A peer's peer-to-peer request is
- * declined for now: the data path does not send or recognise the RTR.
+ * peer-to-peer mode of our own unless peer_to_peer is set.  A peer's
+ * peer-to-peer request is always accepted (RFC 6581 §9.2); the data path
+ * sends and takes the RTR (rdmap_rtr.c).
  */
 static const bool sw_ddp_cm_crc;
-static const bool sw_ddp_cm_p2p;
-#define SW_DDP_CM_RTR_OFFER	(SW_DDP_RTR_WRITE | SW_DDP_RTR_READ)
-#define SW_DDP_CM_RTR_TAKE	(SW_DDP_RTR_WRITE | SW_DDP_RTR_READ | \
-				 SW_DDP_RTR_SEND)
+/* RTR types we send and take: all three */
+#define SW_DDP_CM_RTR	(SW_DDP_RTR_WRITE | SW_DDP_RTR_READ | SW_DDP_RTR_SEND)
+
+VISIBLE_IF_KUNIT bool sw_ddp_cm_peer_to_peer;
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_cm_peer_to_peer);
+module_param_named(peer_to_peer, sw_ddp_cm_peer_to_peer, bool, 0644);
+MODULE_PARM_DESC(peer_to_peer,
+		 "RFC 6581 peer-to-peer mode (an RTR opens the connection) for connections we initiate (default: off)");
 
 struct sw_ddp_cep {
 	struct iw_cm_id *cm_id;		/* add_ref'd, once known */
@@ -227,14 +235,16 @@ static int cm_check_param(const struct iw_cm_conn_param *p)
 	return 0;
 }
 
-static void cm_mpa_cfg(struct sw_ddp_mpa_cfg *cfg,
-		       const struct iw_cm_conn_param *p, bool initiator)
+/* What we ask for (initiator) or accept with, from the ULP's parameters. */
+VISIBLE_IF_KUNIT void sw_ddp_cm_mpa_cfg(struct sw_ddp_mpa_cfg *cfg,
+					const struct iw_cm_conn_param *p,
+					bool initiator)
 {
 	*cfg = (struct sw_ddp_mpa_cfg) {
 		.rev = MPA_REV_2,
 		.crc = sw_ddp_cm_crc,
-		.p2p = sw_ddp_cm_p2p,
-		.rtr = initiator ? SW_DDP_CM_RTR_OFFER : SW_DDP_CM_RTR_TAKE,
+		.p2p = initiator && READ_ONCE(sw_ddp_cm_peer_to_peer),
+		.rtr = SW_DDP_CM_RTR,
 		.ird = p->ird,
 		.ord = p->ord,
 		.pdata = p->private_data,
@@ -244,6 +254,7 @@ static void cm_mpa_cfg(struct sw_ddp_mpa_cfg *cfg,
 	if (initiator && cfg->p2p && !cfg->ord)
 		cfg->ord = 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_cm_mpa_cfg);
 
 /* Keep @ep for @cep unless the connection ended before we got here. */
 static void cm_adopt_ep(struct sw_ddp_cep *cep, struct sw_ddp_tcp_ep *ep)
@@ -287,7 +298,7 @@ int sw_ddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	}
 	cep->cm_id = id;
 	id->add_ref(id);
-	cm_mpa_cfg(&offer, param, true);
+	sw_ddp_cm_mpa_cfg(&offer, param, true);
 	/* iw_cm's m_remote_addr is the port mapper's view (or a copy) */
 	err = sw_ddp_tcp_connect(net, &id->local_addr, &id->m_remote_addr,
 				 id->afonly, &offer, cm_timeout(), &cm_tcp_ops,
@@ -315,7 +326,7 @@ static int cm_accept_locked(struct sw_ddp_cep *cep, struct iw_cm_id *id,
 	struct sw_ddp_mpa_cfg local;
 	int err;
 
-	cm_mpa_cfg(&local, param, false);
+	sw_ddp_cm_mpa_cfg(&local, param, false);
 	err = sw_ddp_tcp_accept(ep, &local);
 	if (err)
 		return err;

@@ -19,4 +19,13 @@ int sw_ddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len);
 int sw_ddp_iw_create_listen(struct iw_cm_id *id, int backlog);
 int sw_ddp_iw_destroy_listen(struct iw_cm_id *id);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+struct sw_ddp_mpa_cfg;
+
+/* module parameter peer_to_peer, and what it makes of a connect */
+extern bool sw_ddp_cm_peer_to_peer;
+void sw_ddp_cm_mpa_cfg(struct sw_ddp_mpa_cfg *cfg,
+		       const struct iw_cm_conn_param *p, bool initiator);
+#endif
+
 #endif /* SW_DDP_CM_H */

@@ -173,13 +173,17 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 	seg->len = payload_len;
 	seg->done = 0;
 	seg->mr = NULL;
+	seg->rtr = false;
 	seg->op = rdmap_ctrl_opcode(seg->hdr[1]);
 	seg->last = ddp_ctrl_last(seg->hdr[0]);
 
 	/* RFC 5041 §4.1, §4.2, §4.3: version and header first */
 	err = ddp_validate_segment(seg->hdr, hdr_len + payload_len, NULL,
 				   NULL);
-	if (sw_ddp_term_err_ok(err))
+	/* RFC 6581 §9.2: a responder's first message is the RTR */
+	if (sw_ddp_term_err_ok(err) && unlikely(s->rtr_wait))
+		err = rdmap_rtr_rx_begin(s);
+	if (sw_ddp_term_err_ok(err) && !seg->rtr)
 		err = ddp_ctrl_tagged(seg->hdr[0]) ? ddp_rx_tagged_begin(s) :
 						     ddp_rx_untagged_begin(s);
 	return ddp_rx_fail(s, err);
@@ -276,6 +280,8 @@ static struct sw_ddp_term_err ddp_rx_end(void *upper)
 		sw_ddp_mem_put(seg->mr);
 		seg->mr = NULL;
 	}
+	if (unlikely(seg->rtr))
+		return ddp_rx_fail(s, rdmap_rtr_rx_end(s));
 	switch (seg->op) {
 	case RDMAP_OP_WRITE:
 		break;

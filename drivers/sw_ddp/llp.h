@@ -20,10 +20,22 @@ struct sw_ddp_qp;
 struct sw_ddp_rx_ops;
 
 /*
+ * RFC 6581 §9.2 "Ready to Receive" (RTR) indications, the zero-length
+ * messages that may open a peer-to-peer connection; as a bit mask, the
+ * types one side offers or takes.
+ */
+enum sw_ddp_rtr {
+	SW_DDP_RTR_NONE = 0,
+	SW_DDP_RTR_WRITE = 1,	/* zero-length RDMA Write (C) */
+	SW_DDP_RTR_READ = 2,	/* zero-length RDMA Read (D) */
+	SW_DDP_RTR_SEND = 4,	/* zero-length Send (B) */
+};
+
+/*
  * Where the payload of an arriving segment comes from.  ddp.c pulls it
  * straight into the target memory with copy(), in order, chunk by chunk;
  * the LLP skips markers and feeds its CRC as the bytes go by.  copy()
- * returns the bytes copied (all of len) or a negative errno.
+ * returns 0 once all @len octets are copied, or a negative errno.
  */
 struct sw_ddp_rx_src {
 	int (*copy)(struct sw_ddp_rx_src *src, void *dst, unsigned int len);
@@ -61,11 +73,26 @@ struct sw_ddp_llp_ops {
 	int (*start)(struct sw_ddp_llp *llp, const struct sw_ddp_rx_ops *rx,
 		     void *upper, unsigned int max_bv);
 	void (*stop)(struct sw_ddp_llp *llp);
+
+	/*
+	 * The data path received the RTR that llp->rtr_wait named (any
+	 * context).  Only an LLP that sets rtr_wait needs it.
+	 */
+	void (*rtr_received)(struct sw_ddp_llp *llp);
 };
 
 struct sw_ddp_llp {
 	const struct sw_ddp_llp_ops *ops;
 	struct sw_ddp_qp *qp;
+	/*
+	 * RFC 6581 peer-to-peer mode, as the LLP negotiated it, set before
+	 * the QP attaches: the initiator sends @rtr_send before any other
+	 * message; the responder sends nothing until @rtr_wait has arrived,
+	 * and takes nothing else first.  NONE otherwise (always for SCTP,
+	 * where either side may send first, RFC 6581 §7).
+	 */
+	enum sw_ddp_rtr rtr_send;
+	enum sw_ddp_rtr rtr_wait;
 };
 
 /*
@@ -106,13 +133,14 @@ struct sw_ddp_rx_ops {
 };
 
 /*
- * Upcall from the data path (any context), TCP LLP only: the first FPDU
- * the responder received in RFC 6581 peer-to-peer mode was the agreed RTR
- * (llp_tcp.h: conn.rtr says which, a zero-length RDMA Write, RDMA Read
- * Request or Send).  The connection manager then reports the connection
- * established; until this call the responder must not transmit, and if it
- * does not come within SW_DDP_MPA_TIMEOUT_MS the connection is reset.
+ * Upcall from the data path (any context): the responder's first message
+ * was the RTR llp->rtr_wait named (rdmap_rtr.c).  The connection manager
+ * then reports the connection established; an LLP that waits does not
+ * wait forever (TCP: SW_DDP_MPA_TIMEOUT_MS, then a reset).
  */
-void sw_ddp_llp_rtr_received(struct sw_ddp_llp *llp);
+static inline void sw_ddp_llp_rtr_received(struct sw_ddp_llp *llp)
+{
+	llp->ops->rtr_received(llp);
+}
 
 #endif /* SW_DDP_LLP_H */

@@ -511,6 +511,20 @@ static void tcp_ep_connect_failed(struct sw_ddp_tcp_ep *ep, int status)
 	tcp_ep_shut(ep, status != -ECONNREFUSED);
 }
 
+/*
+ * Active side, RFC 6581 §8: a Reply we cannot live with, in a way the RFC
+ * has a code for.  The stream is in FPDU mode by now, so a Terminate says
+ * why, and the close is graceful to let it out.
+ */
+static void tcp_ep_connect_terminated(struct sw_ddp_tcp_ep *ep, int status,
+				      struct sw_ddp_term_err term)
+{
+	sw_ddp_tcp_send_term(ep, term);
+	ep->peer.pdata_len = 0;
+	ep->ops->connected(ep, status);
+	tcp_ep_shut(ep, false);
+}
+
 static void tcp_ep_connecting(struct sw_ddp_tcp_ep *ep)
 {
 	struct sock *sk = ep->sock->sk;
@@ -541,6 +555,7 @@ static void tcp_ep_connecting(struct sw_ddp_tcp_ep *ep)
 static void tcp_ep_got_reply(struct sw_ddp_tcp_ep *ep)
 {
 	u32 tx_base = ep->conn.tx_marker_base;
+	struct sw_ddp_term_err term;
 	int err;
 
 	if (ep->peer.flags & MPA_FLAG_R) {
@@ -548,13 +563,19 @@ static void tcp_ep_got_reply(struct sw_ddp_tcp_ep *ep)
 		tcp_ep_connect_failed(ep, -ECONNREFUSED);
 		return;
 	}
-	err = sw_ddp_mpa_conclude(&ep->local, &ep->peer, &ep->conn);
+	err = sw_ddp_mpa_conclude(&ep->local, &ep->peer, &ep->conn, &term);
+	ep->conn.tx_marker_base = tx_base;
+	ep->conn.rx_marker_base = tcp_seq(ep, false);
+	if (err && !sw_ddp_term_err_ok(term)) {
+		tcp_ep_connect_terminated(ep, err, term);
+		return;
+	}
 	if (err) {
 		tcp_ep_connect_failed(ep, err);
 		return;
 	}
-	ep->conn.tx_marker_base = tx_base;
-	ep->conn.rx_marker_base = tcp_seq(ep, false);
+	/* RFC 6581 §9.2: the data path sends the RTR before anything else */
+	ep->llp.rtr_send = ep->conn.rtr_send ? ep->conn.rtr : SW_DDP_RTR_NONE;
 	ep->state = SW_DDP_TCP_RDMA;
 	if (ep->ops->connected(ep, 0))
 		tcp_ep_shut(ep, true);
@@ -748,8 +769,8 @@ static void tcp_ep_work(struct work_struct *work)
  * not send it: the owner attaches the QP first (the initiator may send as
  * soon as it has the Reply) and then calls sw_ddp_tcp_send_reply().
  *
- * Return: 0; -ECONNRESET if the connection is gone; -EINVAL, -ENOMEM for
- * unacceptable parameters.  On error the endpoint is closed.
+ * Return: 0; -ECONNRESET if the connection is gone; -EINVAL for too much
+ * private data.  On error the endpoint is closed.
  */
 int sw_ddp_tcp_accept(struct sw_ddp_tcp_ep *ep,
 		      const struct sw_ddp_mpa_cfg *local)
@@ -764,9 +785,9 @@ int sw_ddp_tcp_accept(struct sw_ddp_tcp_ep *ep,
 		err = -ECONNRESET;
 		goto err_close;
 	}
-	err = sw_ddp_mpa_answer(&ep->peer, local, &rep, &ep->conn);
-	if (err)
-		goto err_close;
+	sw_ddp_mpa_answer(&ep->peer, local, &rep, &ep->conn);
+	/* RFC 6581 §9.2: the data path sends nothing before the RTR */
+	ep->llp.rtr_wait = ep->conn.rtr_wait ? ep->conn.rtr : SW_DDP_RTR_NONE;
 	err = mpa_rr_build(ep->tx_frame, sizeof(ep->tx_frame), &rep, true);
 	if (err < 0)
 		goto err_close;
@@ -908,23 +929,23 @@ static void tcp_llp_stop(struct sw_ddp_llp *llp)
 	sw_ddp_tcp_data_stop(llp_to_tcp_ep(llp));
 }
 
+/*
+ * The data path took the RFC 6581 RTR (any context); the owner hears of it
+ * through ops->rtr, from the work.
+ */
+static void tcp_llp_rtr_received(struct sw_ddp_llp *llp)
+{
+	tcp_ep_event(llp_to_tcp_ep(llp), SW_DDP_TCP_EV_RTR);
+}
+
 static const struct sw_ddp_llp_ops sw_ddp_tcp_llp_ops = {
 	.max_segment = tcp_llp_max_segment,
 	.send_segment = sw_ddp_tcp_send_segment,
 	.close = tcp_llp_close,
 	.start = tcp_llp_start,
 	.stop = tcp_llp_stop,
+	.rtr_received = tcp_llp_rtr_received,
 };
-
-/*
- * The data path recognised the RFC 6581 RTR (any context).  The owner
- * hears of it through ops->rtr; until then the responder must not send.
- */
-void sw_ddp_llp_rtr_received(struct sw_ddp_llp *llp)
-{
-	tcp_ep_event(llp_to_tcp_ep(llp), SW_DDP_TCP_EV_RTR);
-}
-EXPORT_SYMBOL_IF_KUNIT(sw_ddp_llp_rtr_received);
 
 int sw_ddp_tcp_init(void)
 {

@@ -32,20 +32,12 @@
  */
 #define SW_DDP_MPA_TIMEOUT_MS	4000
 
-/* RFC 6581 RTR messages, as a bit mask of types offered or accepted. */
-enum sw_ddp_rtr {
-	SW_DDP_RTR_NONE = 0,
-	SW_DDP_RTR_WRITE = 1,	/* zero-length RDMA Write (C) */
-	SW_DDP_RTR_READ = 2,	/* zero-length RDMA Read (D) */
-	SW_DDP_RTR_SEND = 4,	/* zero-length Send (B) */
-};
-
 /* What one side asks for, before negotiation. */
 struct sw_ddp_mpa_cfg {
 	u8 rev;			/* highest MPA revision: 1 or 2 */
 	bool crc;		/* ask for CRCs */
 	bool markers;		/* ask to receive markers */
-	bool p2p;		/* initiator: ask for RTR; responder: allow it */
+	bool p2p;		/* initiator: ask for peer-to-peer mode */
 	u8 rtr;			/* SW_DDP_RTR_* types we can send or take */
 	u16 ird;		/* RDMA Reads we serve */
 	u16 ord;		/* RDMA Reads we issue */
@@ -112,7 +104,10 @@ struct sw_ddp_tcp_ep_ops {
 	 * endpoint is closed.  Return non-zero to close it after a success.
 	 */
 	int (*connected)(struct sw_ddp_tcp_ep *ep, int status);
-	/* RDMA mode: the peer's RTR arrived (sw_ddp_llp_rtr_received()). */
+	/*
+	 * RDMA mode, RFC 6581 peer-to-peer responder: the data path took
+	 * the peer's RTR (sw_ddp_llp_rtr_received()).
+	 */
 	void (*rtr)(struct sw_ddp_tcp_ep *ep);
 	/* RDMA mode ended; the socket is closed. */
 	void (*closed)(struct sw_ddp_tcp_ep *ep, enum sw_ddp_tcp_close why);
@@ -207,14 +202,16 @@ void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,
 			    unsigned int nr_bv, u32 len);
+int sw_ddp_tcp_send_term(struct sw_ddp_tcp_ep *ep, struct sw_ddp_term_err err);
 
 /* mpa_neg.c: negotiation (RFC 5044 "Connection Setup", RFC 6581), no I/O */
-int sw_ddp_mpa_answer(const struct mpa_rr_info *req,
-		      const struct sw_ddp_mpa_cfg *local,
-		      struct mpa_rr_info *rep, struct sw_ddp_mpa_conn *conn);
+void sw_ddp_mpa_answer(const struct mpa_rr_info *req,
+		       const struct sw_ddp_mpa_cfg *local,
+		       struct mpa_rr_info *rep, struct sw_ddp_mpa_conn *conn);
 int sw_ddp_mpa_conclude(const struct sw_ddp_mpa_cfg *offer,
 			const struct mpa_rr_info *rep,
-			struct sw_ddp_mpa_conn *conn);
+			struct sw_ddp_mpa_conn *conn,
+			struct sw_ddp_term_err *term);
 void sw_ddp_mpa_offer(const struct sw_ddp_mpa_cfg *offer,
 		      struct mpa_rr_info *req);
 

@@ -15,6 +15,7 @@
 #include <net/tcp.h>
 
 #include "llp_tcp.h"
+#include "rdmap.h"
 
 struct sw_ddp_tcp_data {
 	struct mpa_rx rx;
@@ -183,4 +184,46 @@ int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 out:
 	mutex_unlock(&d->tx_lock);
 	return err;
+}
+
+/**
+ * sw_ddp_tcp_send_term() - a Terminate from MPA itself, in FPDU mode
+ * @ep: the endpoint, past the MPA exchange (ep->conn set), no FPDU sent
+ *	yet and no data path on it
+ * @err: what it carries, an LLP error (RFC 6581 §8)
+ *
+ * For connection setup errors the initiator reports in FPDU mode (RFC
+ * 6581 §9.1, §9.2): the RDMAP Terminate message (RFC 5040 "Terminate
+ * Header") as the stream's first FPDU, on queue 2 with MSN 1, framed as
+ * negotiated.  No DDP segment caused it, so only the Terminate Control.
+ *
+ * Return: 0 or a negative errno; the connection is closed either way.
+ */
+int sw_ddp_tcp_send_term(struct sw_ddp_tcp_ep *ep, struct sw_ddp_term_err err)
+{
+	const struct sw_ddp_mpa_conn *c = &ep->conn;
+	struct rdmap_term_info ti = { .err = err };
+	u8 hdr[DDP_UNTAGGED_HDR_LEN + sizeof(struct rdmap_term_hdr)];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct mpa_tx tx;
+	int n;
+
+	rdmap_untagged_init((struct ddp_untagged_hdr *)hdr, RDMAP_OP_TERMINATE,
+			    true, 0, 1, 0);
+	n = rdmap_term_build(hdr + DDP_UNTAGGED_HDR_LEN,
+			     sizeof(hdr) - DDP_UNTAGGED_HDR_LEN, &ti);
+	if (n < 0)
+		return n;
+	n = mpa_tx_init(&tx, c->crc, c->tx_markers, c->tx_marker_base,
+			sizeof(hdr), 0);
+	if (n)
+		return n;
+	n = mpa_tx_frame(&tx, hdr, sizeof(hdr), NULL, 0, 0);
+	if (n > 0) {
+		/* a fresh connection's send buffer takes a few octets */
+		iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx.bv, tx.nr_bv, n);
+		n = sock_sendmsg(ep->sock, &msg);
+	}
+	mpa_tx_fini(&tx);
+	return n < 0 ? n : 0;
 }

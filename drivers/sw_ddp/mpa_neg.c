@@ -4,13 +4,24 @@
  * the initiator's Request asks for, what the responder answers, and what
  * the two then use.  No I/O: llp_tcp.c sends and receives the frames.
  */
-#include <linux/bitops.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <kunit/visibility.h>
 
 #include "llp_tcp.h"
 #include "sw_ddp.h"
+
+/* RFC 6581 §9: A, and the B, C, D flags of every type in @mask. */
+static void mpa_rtr_encode(struct mpa_rr_info *info, u8 mask)
+{
+	info->ird |= MPA_V2_IRD_P2P;
+	if (mask & SW_DDP_RTR_SEND)
+		info->ird |= MPA_V2_IRD_RTR_SEND;
+	if (mask & SW_DDP_RTR_WRITE)
+		info->ord |= MPA_V2_ORD_RTR_WRITE;
+	if (mask & SW_DDP_RTR_READ)
+		info->ord |= MPA_V2_ORD_RTR_READ;
+}
 
 /* RFC 5044: the Request as the initiator sends it. */
 void sw_ddp_mpa_offer(const struct sw_ddp_mpa_cfg *offer,
@@ -27,15 +38,8 @@ void sw_ddp_mpa_offer(const struct sw_ddp_mpa_cfg *offer,
 		req->flags |= MPA_FLAG_ENHANCED;
 		req->ird = offer->ird & MPA_V2_IRD_ORD_MASK;
 		req->ord = offer->ord & MPA_V2_IRD_ORD_MASK;
-		if (offer->p2p) {
-			req->ird |= MPA_V2_IRD_P2P;
-			if (offer->rtr & SW_DDP_RTR_SEND)
-				req->ird |= MPA_V2_IRD_RTR_SEND;
-			if (offer->rtr & SW_DDP_RTR_WRITE)
-				req->ord |= MPA_V2_ORD_RTR_WRITE;
-			if (offer->rtr & SW_DDP_RTR_READ)
-				req->ord |= MPA_V2_ORD_RTR_READ;
-		}
+		if (offer->p2p)
+			mpa_rtr_encode(req, offer->rtr);
 	}
 	req->pdata = offer->pdata;
 	req->pdata_len = offer->pdata_len;
@@ -56,51 +60,75 @@ static u8 mpa_rtr_bits(const struct mpa_rr_info *info)
 	return rtr;
 }
 
-/* Responder's pick among the offered RTRs: Write, then Read, then Send. */
-static enum sw_ddp_rtr mpa_rtr_pick(u8 offered, u8 local)
+/* One RTR type out of @mask, by preference: Write, then Read, then Send. */
+static enum sw_ddp_rtr mpa_rtr_pick(u8 mask)
 {
 	static const enum sw_ddp_rtr pref[] = {
 		SW_DDP_RTR_WRITE, SW_DDP_RTR_READ, SW_DDP_RTR_SEND,
 	};
 	unsigned int i;
 
-	/* RFC 6581 leaves "P2P, no type" open: a Write, as siw assumes. */
-	if (!offered)
-		offered = SW_DDP_RTR_WRITE;
 	for (i = 0; i < ARRAY_SIZE(pref); i++)
-		if (offered & local & pref[i])
+		if (mask & pref[i])
 			return pref[i];
 	return SW_DDP_RTR_NONE;
 }
 
-static void mpa_rtr_encode(struct mpa_rr_info *info, enum sw_ddp_rtr rtr)
-{
-	info->ird |= MPA_V2_IRD_P2P;
-	if (rtr == SW_DDP_RTR_SEND)
-		info->ird |= MPA_V2_IRD_RTR_SEND;
-	else if (rtr == SW_DDP_RTR_WRITE)
-		info->ord |= MPA_V2_ORD_RTR_WRITE;
-	else
-		info->ord |= MPA_V2_ORD_RTR_READ;
-}
-
 /*
- * RFC 6581 IRD/ORD for the responder: it may issue no more Reads than
- * the initiator serves (its ORD <= the initiator's IRD) and serves at least
- * as many as the initiator issues, raising its IRD up to the device limit.
+ * RFC 6581 §9.1 on the responder: its ORD at most the initiator's IRD, its
+ * IRD at least the initiator's ORD as far as the device goes (the
+ * initiator then lowers its ORD to our IRD).  An all-ones value asks for
+ * no negotiation: our value stays as it is and all ones go back.
  */
-static int mpa_answer_ird_ord(const struct mpa_rr_info *req,
-			      const struct sw_ddp_mpa_cfg *local,
-			      struct sw_ddp_mpa_conn *conn)
+static void mpa_answer_ird_ord(const struct mpa_rr_info *req,
+			       const struct sw_ddp_mpa_cfg *local,
+			       struct mpa_rr_info *rep,
+			       struct sw_ddp_mpa_conn *conn)
 {
 	u16 peer_ird = req->ird & MPA_V2_IRD_ORD_MASK;
 	u16 peer_ord = req->ord & MPA_V2_IRD_ORD_MASK;
 
-	if (peer_ord > SW_DDP_MAX_IRD)
-		return -ENOMEM;		/* RFC 6581: insufficient IRD */
-	conn->ord = min(local->ord, peer_ird);
-	conn->ird = max(local->ird, peer_ord);
-	return 0;
+	conn->ord = local->ord;
+	conn->ird = local->ird;
+	rep->ord = MPA_V2_IRD_ORD_MASK;
+	rep->ird = MPA_V2_IRD_ORD_MASK;
+	if (peer_ird != MPA_V2_IRD_ORD_MASK) {
+		conn->ord = min(local->ord, peer_ird);
+		rep->ord = conn->ord;
+	}
+	if (peer_ord != MPA_V2_IRD_ORD_MASK) {
+		conn->ird = max_t(u16, local->ird,
+				  min_t(u16, peer_ord, SW_DDP_MAX_IRD));
+		rep->ird = conn->ird;
+	}
+}
+
+/*
+ * RFC 6581 §9.2 on the responder: A is answered with A and the RTR type
+ * picked from those offered; when none of them is one we take, with the
+ * types we take, and the initiator then terminates ("No matching RTR
+ * option").  Either way nothing goes out before an RTR has come in.
+ */
+static void mpa_answer_p2p(const struct mpa_rr_info *req,
+			   const struct sw_ddp_mpa_cfg *local,
+			   struct mpa_rr_info *rep,
+			   struct sw_ddp_mpa_conn *conn)
+{
+	u8 offered = mpa_rtr_bits(req);
+
+	/* RFC 6581 leaves "P2P, no type" open: a Write, as siw assumes. */
+	if (!offered)
+		offered = SW_DDP_RTR_WRITE;
+	conn->rtr = mpa_rtr_pick(offered & local->rtr);
+	mpa_rtr_encode(rep, conn->rtr ? conn->rtr : local->rtr);
+	if (!conn->rtr)
+		conn->rtr = mpa_rtr_pick(local->rtr);
+	conn->rtr_wait = true;
+	/* §9.1: a Read RTR needs an IRD of one, raised if need be */
+	if (conn->rtr == SW_DDP_RTR_READ && !conn->ird) {
+		conn->ird = 1;
+		rep->ird = (rep->ird & ~MPA_V2_IRD_ORD_MASK) | 1;
+	}
 }
 
 /**
@@ -112,17 +140,14 @@ static int mpa_answer_ird_ord(const struct mpa_rr_info *req,
  *
  * RFC 5044: the Reply carries the Request's revision or a lower one we
  * prefer; CRCs are used when either side asks (C); each side's M says it
- * wants to receive markers, and the peer's choice wins.  RFC 6581: IRD/ORD
- * and at most one RTR type, picked from those offered.
- *
- * Return: 0, or -ENOMEM when we cannot serve the Reads the peer issues.
+ * wants to receive markers, and the peer's choice wins.  RFC 6581: IRD/ORD,
+ * and peer-to-peer mode whenever the initiator asks for it, with one RTR
+ * type picked from those offered (@local->p2p is the initiator's choice).
  */
-int sw_ddp_mpa_answer(const struct mpa_rr_info *req,
-		      const struct sw_ddp_mpa_cfg *local,
-		      struct mpa_rr_info *rep, struct sw_ddp_mpa_conn *conn)
+void sw_ddp_mpa_answer(const struct mpa_rr_info *req,
+		       const struct sw_ddp_mpa_cfg *local,
+		       struct mpa_rr_info *rep, struct sw_ddp_mpa_conn *conn)
 {
-	int err;
-
 	memset(rep, 0, sizeof(*rep));
 	memset(conn, 0, sizeof(*conn));
 	conn->rev = min(req->rev, local->rev);
@@ -137,44 +162,58 @@ int sw_ddp_mpa_answer(const struct mpa_rr_info *req,
 	rep->flags = (conn->crc ? MPA_FLAG_C : 0) |
 		     (conn->rx_markers ? MPA_FLAG_M : 0);
 	if (conn->enhanced) {
-		err = mpa_answer_ird_ord(req, local, conn);
-		if (err)
-			return err;
 		rep->flags |= MPA_FLAG_ENHANCED;
-		rep->ird = conn->ird;
-		rep->ord = conn->ord;
-		if ((req->ird & MPA_V2_IRD_P2P) && local->p2p)
-			conn->rtr = mpa_rtr_pick(mpa_rtr_bits(req), local->rtr);
-		if (conn->rtr) {
-			mpa_rtr_encode(rep, conn->rtr);
-			conn->rtr_wait = true;
-		}
+		mpa_answer_ird_ord(req, local, rep, conn);
+		if (req->ird & MPA_V2_IRD_P2P)
+			mpa_answer_p2p(req, local, rep, conn);
 	}
 	rep->pdata = local->pdata;
 	rep->pdata_len = local->pdata_len;
-	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_mpa_answer);
 
-/* RFC 6581 on the initiator: the Reply's IRD/ORD and RTR. */
-static int mpa_conclude_v2(const struct sw_ddp_mpa_cfg *offer,
-			   const struct mpa_rr_info *rep,
-			   struct sw_ddp_mpa_conn *conn)
+/*
+ * RFC 6581 §9.1 on the initiator: IRD raised at least to the responder's
+ * ORD, ORD lowered at most to the responder's IRD, all ones leaving ours
+ * as it is.  An IRD we cannot raise that far is "Insufficient IRD
+ * resources", which the initiator reports in a Terminate.
+ */
+static int mpa_conclude_ird_ord(const struct sw_ddp_mpa_cfg *offer,
+				const struct mpa_rr_info *rep,
+				struct sw_ddp_mpa_conn *conn,
+				struct sw_ddp_term_err *term)
 {
 	u16 peer_ird = rep->ird & MPA_V2_IRD_ORD_MASK;
 	u16 peer_ord = rep->ord & MPA_V2_IRD_ORD_MASK;
-	u8 rtr = mpa_rtr_bits(rep);
 
-	if (peer_ord > max_t(u16, offer->ird, SW_DDP_MAX_IRD))
-		return -ENOMEM;		/* insufficient IRD */
-	conn->ird = max(offer->ird, peer_ord);
-	conn->ord = min(offer->ord, peer_ird);
-	if (!offer->p2p || !(rep->ird & MPA_V2_IRD_P2P))
-		return 0;
-	/* exactly one type, one we offered */
-	if (hweight8(rtr) != 1 || !(rtr & offer->rtr))
-		return -EPROTO;		/* no matching RTR */
-	conn->rtr = rtr;
+	if (peer_ird != MPA_V2_IRD_ORD_MASK)
+		conn->ord = min(offer->ord, peer_ird);
+	if (peer_ord != MPA_V2_IRD_ORD_MASK)
+		conn->ird = max(offer->ird, peer_ord);
+	if (conn->ird > max_t(u16, offer->ird, SW_DDP_MAX_IRD)) {
+		*term = MPA_ERR_INSUFFICIENT_IRD;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * RFC 6581 §9.2 on the initiator: the Reply must answer A with A and name
+ * at least one RTR type we offered, of which we send one; otherwise we
+ * terminate with "No matching RTR option".
+ */
+static int mpa_conclude_p2p(const struct sw_ddp_mpa_cfg *offer,
+			    const struct mpa_rr_info *rep,
+			    struct sw_ddp_mpa_conn *conn,
+			    struct sw_ddp_term_err *term)
+{
+	u8 rtr = mpa_rtr_bits(rep) & offer->rtr;
+
+	if (!(rep->ird & MPA_V2_IRD_P2P) || !rtr) {
+		*term = MPA_ERR_NO_MATCHING_RTR;
+		return -EPROTO;
+	}
+	conn->rtr = mpa_rtr_pick(rtr);
 	conn->rtr_send = true;
 	return 0;
 }
@@ -184,18 +223,27 @@ static int mpa_conclude_v2(const struct sw_ddp_mpa_cfg *offer,
  * @offer: what our Request asked for
  * @rep: the peer's valid, accepting Reply
  * @conn: the outcome (marker bases are the caller's)
+ * @term: on error, the Terminate RFC 6581 §8 has the initiator send in
+ *	  FPDU mode before it closes, or SW_DDP_TERM_OK for none
  *
  * Return: 0, -EPROTO for a Reply that does not answer our Request (higher
- * revision, RFC 6581 data missing, no RTR type of ours) or -ENOMEM when
- * the peer's ORD exceeds what we can serve.
+ * revision, RFC 6581 data missing; no peer-to-peer mode or RTR type of
+ * ours when we asked for it: *@term says so) or -ENOMEM when the peer's
+ * ORD exceeds what we can serve (*@term too).  @conn holds the negotiated
+ * IRD and ORD in every case, to be reported (RFC 6581 §9.1).
  */
 int sw_ddp_mpa_conclude(const struct sw_ddp_mpa_cfg *offer,
 			const struct mpa_rr_info *rep,
-			struct sw_ddp_mpa_conn *conn)
+			struct sw_ddp_mpa_conn *conn,
+			struct sw_ddp_term_err *term)
 {
 	bool asked_v2 = offer->rev >= MPA_REV_2;
+	int err;
 
 	memset(conn, 0, sizeof(*conn));
+	*term = SW_DDP_TERM_OK;
+	conn->ird = offer->ird;
+	conn->ord = offer->ord;
 	if (rep->rev > offer->rev)
 		return -EPROTO;
 	/* RFC 6581: a Rev 2 responder answers an enhanced Request in kind */
@@ -206,10 +254,11 @@ int sw_ddp_mpa_conclude(const struct sw_ddp_mpa_cfg *offer,
 	conn->crc = offer->crc || (rep->flags & MPA_FLAG_C);
 	conn->tx_markers = rep->flags & MPA_FLAG_M;
 	conn->rx_markers = offer->markers;
-	conn->ird = offer->ird;
-	conn->ord = offer->ord;
 	if (!conn->enhanced)
 		return 0;
-	return mpa_conclude_v2(offer, rep, conn);
+	err = mpa_conclude_ird_ord(offer, rep, conn, term);
+	if (!err && offer->p2p)
+		err = mpa_conclude_p2p(offer, rep, conn, term);
+	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_mpa_conclude);

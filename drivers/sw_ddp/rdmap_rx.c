@@ -143,6 +143,7 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s)
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 {
 	struct sw_ddp_read *rd = rdmap_rx_ord_head(s);
+	bool rtr;
 	u32 seq;
 
 	rd->done += s->seg.len;
@@ -151,11 +152,13 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 	if (rd->done != rd->req.size)
 		return DDP_ERR_T_BASE_BOUNDS;
 	seq = rd->sq_seq;
+	rtr = rd->rtr;
 	spin_lock_bh(&s->lock);
 	s->ord_get++;
 	spin_unlock_bh(&s->lock);
-	if (sw_ddp_sq_complete(s->qp, seq, rd->req.size, IB_WC_SUCCESS) ==
-	    -EOVERFLOW)
+	/* RFC 6581: our Read RTR was answered; it has no SQE to complete */
+	if (!rtr && sw_ddp_sq_complete(s->qp, seq, rd->req.size,
+				       IB_WC_SUCCESS) == -EOVERFLOW)
 		return RDMAP_ERR_LOCAL_CATASTROPHIC;
 	sw_ddp_stream_kick(s);		/* an ORD slot is free */
 	return SW_DDP_TERM_OK;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RDMAP transmit (RFC 5040): the stream's work item.  It sends, in this
- * order of priority, a pending Terminate, Read Responses the peer asked
- * for (in request order), and the send queue's work requests as RDMAP
- * messages; and it executes local work requests (fast registration,
- * local invalidation) in their place in the queue.
+ * order of priority, a pending Terminate, an RFC 6581 initiator's RTR
+ * (rdmap_rtr.c), Read Responses the peer asked for (in request order), and
+ * the send queue's work requests as RDMAP messages, which an RFC 6581
+ * responder holds back until the RTR has come in; and it executes local
+ * work requests (fast registration, local invalidation) in their place in
+ * the queue.
  */
 #include <linux/highmem.h>
 
@@ -280,8 +282,14 @@ void rdmap_tx_work(struct work_struct *work)
 	u32 seq;
 
 	while (!rdmap_tx_failed(s)) {
+		if (unlikely(s->rtr_send)) {
+			rdmap_rtr_send(s);
+			continue;
+		}
 		if (rdmap_tx_read_resp(s))
 			continue;
+		if (unlikely(rdmap_rtr_awaited(s)))
+			return;
 		if (!rdmap_tx_next_sqe(s, &sqe, &seq))
 			return;
 		rdmap_tx_sqe(s, &sqe, seq);
@@ -296,8 +304,11 @@ void rdmap_tx_flush(struct sw_ddp_stream *s)
 		sw_ddp_sq_complete(s->qp, s->held_seq, 0, IB_WC_WR_FLUSH_ERR);
 	s->holding = false;
 	while (s->ord_get != s->ord_put) {
-		sw_ddp_sq_complete(s->qp, s->ord_q[s->ord_get % s->ord].sq_seq,
-				   0, IB_WC_WR_FLUSH_ERR);
+		const struct sw_ddp_read *rd = &s->ord_q[s->ord_get % s->ord];
+
+		if (!rd->rtr)
+			sw_ddp_sq_complete(s->qp, rd->sq_seq, 0,
+					   IB_WC_WR_FLUSH_ERR);
 		s->ord_get++;
 	}
 	while (s->ird_get != s->ird_put) {

@@ -13,7 +13,8 @@
  * sw_ddp_stream_create() - start the data path of a connected QP
  * @qp: the QP
  * @llp: its established LLP endpoint; it must deliver received segments
- *	 to sw_ddp_stream_rx_ops with the returned stream as upper
+ *	 to sw_ddp_stream_rx_ops with the returned stream as upper.  Its
+ *	 RFC 6581 RTR to send or to wait for (llp.h) is taken over.
  * @ord: RDMA Reads we may have outstanding (RFC 6581 negotiated)
  * @ird: RDMA Reads the peer may have outstanding
  *
@@ -31,6 +32,8 @@ struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 	s->qp = qp;
 	s->sdev = to_sdev(qp->base.device);
 	s->llp = llp;
+	s->rtr_send = llp->rtr_send;
+	s->rtr_wait = llp->rtr_wait;
 	s->ord = max_t(u8, ord, 1);
 	s->ird = max_t(u8, ird, 1);
 	/* RFC 5041 §4.3: the first MSN of every queue is one */
@@ -136,8 +139,12 @@ int sw_ddp_stream_start(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp)
 	if (err) {
 		sw_ddp_stream_detach(s);
 		sw_ddp_stream_destroy(s);
+		return err;
 	}
-	return err;
+	/* RFC 6581 §9.2: an initiator's RTR goes out now, before all else */
+	if (s->rtr_send)
+		sw_ddp_stream_kick(s);
+	return 0;
 }
 
 /* No segment in or out once the LLP stopped; then the stream goes. */

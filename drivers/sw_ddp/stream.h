@@ -32,6 +32,7 @@
 struct sw_ddp_read {
 	struct rdmap_read_req req;
 	u32 sq_seq;			/* ORD: the Read SQE */
+	bool rtr;			/* ORD: our RFC 6581 RTR, no SQE */
 	u32 done;			/* octets placed (ORD) or sent (IRD) */
 	struct sw_ddp_mr *mr;		/* IRD: the Data Source */
 };
@@ -57,6 +58,7 @@ struct sw_ddp_rx_seg {
 	struct sw_ddp_mr *mr;		/* tagged: the target */
 	u64 to;
 	u32 qn, msn, mo;
+	bool rtr;			/* the RFC 6581 RTR: not the consumer's */
 };
 
 struct sw_ddp_stream {
@@ -74,7 +76,7 @@ struct sw_ddp_stream {
 
 	/* Transmit side: tx_work, and the queues both sides share. */
 	struct work_struct tx_work;
-	spinlock_t lock;		/* the read queues, term, dead */
+	spinlock_t lock;		/* read queues, term, dead, rtr_wait */
 	u32 msn_tx[RDMAP_QN_COUNT];
 	struct sw_ddp_read *ord_q;	/* ring of ord entries */
 	u32 ord_put, ord_get;
@@ -91,6 +93,8 @@ struct sw_ddp_stream {
 	struct siw_sqe held;		/* waiting for an ORD slot or fence */
 	u32 held_seq;
 	bool holding;
+	enum sw_ddp_rtr rtr_send;	/* RFC 6581: ours to send first */
+	enum sw_ddp_rtr rtr_wait;	/* RFC 6581: to take first; lock */
 };
 
 struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
@@ -142,6 +146,12 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s);
 void rdmap_rx_terminate(struct sw_ddp_stream *s);
 void rdmap_rx_flush(struct sw_ddp_stream *s);
+
+/* rdmap_rtr.c: the RFC 6581 RTR, sent (tx work) or taken (rx). */
+void rdmap_rtr_send(struct sw_ddp_stream *s);
+bool rdmap_rtr_awaited(struct sw_ddp_stream *s);
+struct sw_ddp_term_err rdmap_rtr_rx_begin(struct sw_ddp_stream *s);
+struct sw_ddp_term_err rdmap_rtr_rx_end(struct sw_ddp_stream *s);
 
 /* rdmap_tx.c: the transmit work item. */
 void rdmap_tx_work(struct work_struct *work);

@@ -57,6 +57,10 @@ connect_soak() {
 
 soak_clean() { retry 10 res_zero d1 && retry 10 res_zero d2; }
 
+# p2p 0|1: RFC 6581 peer-to-peer mode (an RTR first) for the connections
+# sw_ddp initiates; a sw_ddp responder always takes it.
+p2p() { echo "$1" > /sys/module/sw_ddp/parameters/peer_to_peer; }
+
 tcp_devices() {
 	in_h1 rdma link add d1 type "$1" netdev va
 	in_h2 rdma link add d2 type "$2" netdev vb
@@ -69,6 +73,12 @@ tcp_tests() {
 
 	t "rping -v over sw_ddp, IPv4" rping_pair 192.0.2.1
 	t "rping -v over sw_ddp, IPv6" rping_pair 2001:db8::1
+	p2p 1
+	t "rping -v over sw_ddp, peer-to-peer" rping_pair 192.0.2.1
+	for tool in ib_write_bw ib_read_bw; do
+		t "$tool -R over sw_ddp, peer-to-peer" perf_pair "$tool" d1 d2
+	done
+	p2p 0
 	for tool in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat; do
 		t "$tool -R over sw_ddp" perf_pair "$tool" d1 d2
 	done
@@ -92,6 +102,10 @@ tcp_tests() {
 	in_h1 rdma link add s1 type siw netdev va
 	in_h2 rdma link add d2 type sw_ddp netdev vb
 	t "rping -v: siw server, sw_ddp client" rping_pair 192.0.2.1
+	p2p 1
+	t "rping -v: siw server, sw_ddp client, peer-to-peer" \
+		rping_pair 192.0.2.1
+	p2p 0
 	for tool in ib_write_bw ib_read_bw ib_send_bw; do
 		t "$tool -R: siw server, sw_ddp client" perf_pair "$tool" s1 d2
 	done
