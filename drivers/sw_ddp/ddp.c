@@ -29,41 +29,49 @@ static bool sw_ddp_to_in_bounds(const struct sw_ddp_stag_view *v, u64 to,
  * A wrapping TO is reported as such even though it also leaves the
  * bounds: it is the more precise diagnosis.
  */
-enum sw_ddp_stag_fault sw_ddp_stag_check(const struct sw_ddp_stag_view *v,
-					 u64 to, u64 len, bool check_access)
+enum sw_ddp_mem_err sw_ddp_stag_check(const struct sw_ddp_stag_view *v,
+				      u64 to, u64 len, bool check_access)
 {
 	u64 end;
 
 	if (v && !v->valid)
-		return SW_DDP_STAG_INVALID;		/* §7.1 tagged 1 */
+		return SW_DDP_MEM_INVALID_STAG;		/* §7.1 tagged 1 */
 	if (v && !v->stream_ok)
-		return SW_DDP_STAG_NOT_ASSOC;		/* §7.1 tagged 1, §8.2 */
+		return SW_DDP_MEM_PD_MISMATCH;		/* §7.1 tagged 1, §8.2 */
 	if (v && check_access && !v->access_ok)
-		return SW_DDP_STAG_ACCESS;
+		return SW_DDP_MEM_ACCESS;
 	if (check_add_overflow(to, len, &end))
-		return SW_DDP_STAG_TO_WRAP;		/* §7.1 tagged 5 */
+		return SW_DDP_MEM_TO_WRAP;		/* §7.1 tagged 5 */
 	if (v && !sw_ddp_to_in_bounds(v, to, len))
-		return SW_DDP_STAG_BOUNDS;		/* §7.1 tagged 2-4 */
-	return SW_DDP_STAG_OK;
+		return SW_DDP_MEM_BASE_BOUNDS;		/* §7.1 tagged 2-4 */
+	return SW_DDP_MEM_OK;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stag_check);
 
-/* RFC 5041 §7.2, Error Type 0x1 */
-static struct sw_ddp_term_err ddp_tagged_err(enum sw_ddp_stag_fault f)
+/*
+ * A failed STag check as the RFC 5041 §7.2 Tagged Buffer Error (Error
+ * Type 0x1).  DDP has no code for access rights: that check is RDMAP's,
+ * and a violation is its Remote Protection Error (RFC 5040 "Terminate
+ * Header"), as the Write or Read Response it was ends up reported.
+ */
+struct sw_ddp_term_err ddp_stag_err(enum sw_ddp_mem_err e)
 {
-	switch (f) {
-	case SW_DDP_STAG_INVALID:
-		return DDP_ERR_T_INVALID_STAG;
-	case SW_DDP_STAG_NOT_ASSOC:
+	switch (e) {
+	case SW_DDP_MEM_OK:
+		return SW_DDP_TERM_OK;
+	case SW_DDP_MEM_PD_MISMATCH:
 		return DDP_ERR_T_STAG_NOT_ASSOC;
-	case SW_DDP_STAG_TO_WRAP:
+	case SW_DDP_MEM_ACCESS:
+		return RDMAP_ERR_PROT_ACCESS;
+	case SW_DDP_MEM_TO_WRAP:
 		return DDP_ERR_T_TO_WRAP;
-	case SW_DDP_STAG_BOUNDS:
+	case SW_DDP_MEM_BASE_BOUNDS:
 		return DDP_ERR_T_BASE_BOUNDS;
 	default:
-		return SW_DDP_TERM_OK;
+		return DDP_ERR_T_INVALID_STAG;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ddp_stag_err);
 
 /**
  * ddp_validate_tagged() - check a received tagged DDP segment
@@ -89,8 +97,7 @@ struct sw_ddp_term_err ddp_validate_tagged(const struct ddp_tagged_hdr *h,
 	/* RFC 5041 §5.2: STag and TO MUST NOT be checked at zero length */
 	if (!len)
 		return SW_DDP_TERM_OK;
-	return ddp_tagged_err(sw_ddp_stag_check(v, ddp_tagged_to(h), len,
-						false));
+	return ddp_stag_err(sw_ddp_stag_check(v, ddp_tagged_to(h), len, false));
 }
 EXPORT_SYMBOL_IF_KUNIT(ddp_validate_tagged);
 

@@ -10,6 +10,8 @@
 #include <sw_ddp/ddp.h>
 #include <sw_ddp/rdmap.h>
 
+#include "mem.h"
+
 /*
  * What the Data Sink resolved an STag to, for the RFC 5041 §7.1 tagged
  * checks (and the RDMAP Remote Protection checks of a Read Request's
@@ -36,18 +38,13 @@ struct sw_ddp_queue_view {
 	u32 buf_len;
 };
 
-/* Why an STag check failed; each layer maps it to its own code. */
-enum sw_ddp_stag_fault {
-	SW_DDP_STAG_OK,
-	SW_DDP_STAG_INVALID,
-	SW_DDP_STAG_NOT_ASSOC,
-	SW_DDP_STAG_ACCESS,
-	SW_DDP_STAG_TO_WRAP,
-	SW_DDP_STAG_BOUNDS,
-};
-
-enum sw_ddp_stag_fault sw_ddp_stag_check(const struct sw_ddp_stag_view *v,
-					 u64 to, u64 len, bool check_access);
+/*
+ * Why an STag check failed is mem.h's enum sw_ddp_mem_err, whether mem.c
+ * or sw_ddp_stag_check() found it; each layer maps it to its own code.
+ */
+enum sw_ddp_mem_err sw_ddp_stag_check(const struct sw_ddp_stag_view *v,
+				      u64 to, u64 len, bool check_access);
+struct sw_ddp_term_err ddp_stag_err(enum sw_ddp_mem_err e);
 
 struct sw_ddp_term_err ddp_validate_tagged(const struct ddp_tagged_hdr *h,
 					   u32 seg_len,

@@ -26,28 +26,6 @@ static struct sw_ddp_term_err ddp_rx_fail(struct sw_ddp_stream *s,
 	return err;
 }
 
-/*
- * mem.c's verdict as a DDP Tagged Buffer Error (RFC 5041 §7.2) or, for
- * rights, an RDMAP Remote Protection Error (RFC 5040 "Terminate Header").
- */
-static struct sw_ddp_term_err ddp_rx_mem_err(enum sw_ddp_mem_err e)
-{
-	switch (e) {
-	case SW_DDP_MEM_OK:
-		return SW_DDP_TERM_OK;
-	case SW_DDP_MEM_PD_MISMATCH:
-		return DDP_ERR_T_STAG_NOT_ASSOC;
-	case SW_DDP_MEM_ACCESS:
-		return RDMAP_ERR_PROT_ACCESS;
-	case SW_DDP_MEM_TO_WRAP:
-		return DDP_ERR_T_TO_WRAP;
-	case SW_DDP_MEM_BASE_BOUNDS:
-		return DDP_ERR_T_BASE_BOUNDS;
-	default:
-		return DDP_ERR_T_INVALID_STAG;
-	}
-}
-
 static unsigned int ddp_rx_hdr_len(void *upper, const u8 *ctrl)
 {
 	if (ddp_ctrl_tagged(ctrl[0]))
@@ -151,11 +129,11 @@ static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 	/* RFC 5041 §5.2: a zero-length segment's STag is not checked */
 	if (!seg->len)
 		return SW_DDP_TERM_OK;
-	return ddp_rx_mem_err(sw_ddp_mem_get_checked(s->sdev,
-						     ddp_tagged_stag(h),
-						     s->qp->base.pd, access,
-						     seg->to, seg->len,
-						     &seg->mr));
+	return ddp_stag_err(sw_ddp_mem_get_checked(s->sdev,
+						   ddp_tagged_stag(h),
+						   s->qp->base.pd, access,
+						   seg->to, seg->len,
+						   &seg->mr));
 }
 
 static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
@@ -225,7 +203,7 @@ static struct sw_ddp_term_err ddp_rx_place_tagged(struct sw_ddp_stream *s,
 	}
 	sw_ddp_mem_unlock(seg->mr);
 	if (e)
-		return ddp_rx_mem_err(e);
+		return ddp_stag_err(e);
 	return err ? DDP_ERR_LOCAL_CATASTROPHIC : SW_DDP_TERM_OK;
 }
 

@@ -91,24 +91,28 @@ struct sw_ddp_term_err rdmap_validate_ctrl(const void *seg, u32 seg_len)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmap_validate_ctrl);
 
-/* RFC 5040 Remote Protection Errors (Error Type 0x1) */
-static struct sw_ddp_term_err rdmap_prot_err(enum sw_ddp_stag_fault f)
+/*
+ * A failed check of a Read Request's Data Source as the RFC 5040 Remote
+ * Protection Error (Error Type 0x1).
+ */
+struct sw_ddp_term_err rdmap_src_err(enum sw_ddp_mem_err e)
 {
-	switch (f) {
-	case SW_DDP_STAG_INVALID:
-		return RDMAP_ERR_PROT_INVALID_STAG;
-	case SW_DDP_STAG_NOT_ASSOC:
+	switch (e) {
+	case SW_DDP_MEM_OK:
+		return SW_DDP_TERM_OK;
+	case SW_DDP_MEM_PD_MISMATCH:
 		return RDMAP_ERR_PROT_STAG_NOT_ASSOC;
-	case SW_DDP_STAG_ACCESS:
+	case SW_DDP_MEM_ACCESS:
 		return RDMAP_ERR_PROT_ACCESS;
-	case SW_DDP_STAG_TO_WRAP:
+	case SW_DDP_MEM_TO_WRAP:
 		return RDMAP_ERR_PROT_TO_WRAP;
-	case SW_DDP_STAG_BOUNDS:
+	case SW_DDP_MEM_BASE_BOUNDS:
 		return RDMAP_ERR_PROT_BASE_BOUNDS;
 	default:
-		return SW_DDP_TERM_OK;
+		return RDMAP_ERR_PROT_INVALID_STAG;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmap_src_err);
 
 /**
  * rdmap_validate_read_req() - check a Read Request's Data Source
@@ -128,8 +132,8 @@ rdmap_validate_read_req(const struct rdmap_read_req_hdr *rr,
 
 	if (!size)
 		return SW_DDP_TERM_OK;
-	return rdmap_prot_err(sw_ddp_stag_check(src, be64_to_cpu(rr->src_to),
-						size, true));
+	return rdmap_src_err(sw_ddp_stag_check(src, be64_to_cpu(rr->src_to),
+					       size, true));
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmap_validate_read_req);
 

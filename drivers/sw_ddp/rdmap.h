@@ -32,6 +32,7 @@ struct sw_ddp_term_err rdmap_validate_ctrl(const void *seg, u32 seg_len);
 struct sw_ddp_term_err
 rdmap_validate_read_req(const struct rdmap_read_req_hdr *rr,
 			const struct sw_ddp_stag_view *src);
+struct sw_ddp_term_err rdmap_src_err(enum sw_ddp_mem_err e);
 
 int rdmap_term_build(u8 *buf, u32 size, const struct rdmap_term_info *ti);
 int rdmap_term_parse(const u8 *buf, u32 len, struct rdmap_term_info *ti);

@@ -61,25 +61,6 @@ struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s)
 	return err;
 }
 
-/* Remote Protection errors on a Read Request's Data Source. */
-static struct sw_ddp_term_err rdmap_rx_src_err(enum sw_ddp_mem_err e)
-{
-	switch (e) {
-	case SW_DDP_MEM_OK:
-		return SW_DDP_TERM_OK;
-	case SW_DDP_MEM_PD_MISMATCH:
-		return RDMAP_ERR_PROT_STAG_NOT_ASSOC;
-	case SW_DDP_MEM_ACCESS:
-		return RDMAP_ERR_PROT_ACCESS;
-	case SW_DDP_MEM_TO_WRAP:
-		return RDMAP_ERR_PROT_TO_WRAP;
-	case SW_DDP_MEM_BASE_BOUNDS:
-		return RDMAP_ERR_PROT_BASE_BOUNDS;
-	default:
-		return RDMAP_ERR_PROT_INVALID_STAG;
-	}
-}
-
 /*
  * RFC 5040 §4.4: a Read Request.  Its Data Source is checked now, so the
  * Terminate names the request; the response goes out from the transmit
@@ -101,7 +82,7 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 					   IB_ACCESS_REMOTE_READ, req.src_to,
 					   req.size, &mr);
 	if (e)
-		return rdmap_rx_src_err(e);
+		return rdmap_src_err(e);
 
 	spin_lock_bh(&s->lock);
 	rd = &s->ird_q[s->ird_put % s->ird];
