@@ -203,27 +203,35 @@ int sw_ddp_tcp_send_term(struct sw_ddp_tcp_ep *ep, struct sw_ddp_term_err err)
 {
 	const struct sw_ddp_mpa_conn *c = &ep->conn;
 	struct rdmap_term_info ti = { .err = err };
-	u8 hdr[DDP_UNTAGGED_HDR_LEN + sizeof(struct rdmap_term_hdr)];
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	struct mpa_tx tx;
+	/* Heap, not stack: the FPDU goes to the socket as page references. */
+	struct {
+		struct mpa_tx tx;
+		u8 hdr[DDP_UNTAGGED_HDR_LEN + sizeof(struct rdmap_term_hdr)];
+	} *t = kzalloc(sizeof(*t), GFP_KERNEL);
 	int n;
 
-	rdmap_untagged_init((struct ddp_untagged_hdr *)hdr, RDMAP_OP_TERMINATE,
-			    true, 0, 1, 0);
-	n = rdmap_term_build(hdr + DDP_UNTAGGED_HDR_LEN,
-			     sizeof(hdr) - DDP_UNTAGGED_HDR_LEN, &ti);
+	if (!t)
+		return -ENOMEM;
+	rdmap_untagged_init((struct ddp_untagged_hdr *)t->hdr,
+			    RDMAP_OP_TERMINATE, true, 0, 1, 0);
+	n = rdmap_term_build(t->hdr + DDP_UNTAGGED_HDR_LEN,
+			     sizeof(t->hdr) - DDP_UNTAGGED_HDR_LEN, &ti);
 	if (n < 0)
-		return n;
-	n = mpa_tx_init(&tx, c->crc, c->tx_markers, c->tx_marker_base,
-			sizeof(hdr), 0);
+		goto out;
+	n = mpa_tx_init(&t->tx, c->crc, c->tx_markers, c->tx_marker_base,
+			sizeof(t->hdr), 0);
 	if (n)
-		return n;
-	n = mpa_tx_frame(&tx, hdr, sizeof(hdr), NULL, 0, 0);
+		goto out;
+	n = mpa_tx_frame(&t->tx, t->hdr, sizeof(t->hdr), NULL, 0, 0);
 	if (n > 0) {
 		/* a fresh connection's send buffer takes a few octets */
-		iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx.bv, tx.nr_bv, n);
+		iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, t->tx.bv,
+			      t->tx.nr_bv, n);
 		n = sock_sendmsg(ep->sock, &msg);
 	}
-	mpa_tx_fini(&tx);
+	mpa_tx_fini(&t->tx);
+out:
+	kfree(t);
 	return n < 0 ? n : 0;
 }
