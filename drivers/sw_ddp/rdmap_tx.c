@@ -282,6 +282,8 @@ void rdmap_tx_work(struct work_struct *work)
 	u32 seq;
 
 	while (!rdmap_tx_failed(s)) {
+		/* A deep send queue must not hold the CPU (no preemption). */
+		cond_resched();
 		if (unlikely(s->rtr_send)) {
 			rdmap_rtr_send(s);
 			continue;
