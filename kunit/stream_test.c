@@ -68,7 +68,7 @@ static u32 pipe_max_segment(struct sw_ddp_llp *llp)
 /* Frame as MPA would, then deliver to the peer's receive side. */
 static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			     unsigned int hdr_len, const struct bio_vec *bv,
-			     unsigned int nr_bv, u32 len)
+			     unsigned int nr_bv, u32 len, unsigned int flags)
 {
 	struct pipe_end *e = container_of(llp, struct pipe_end, llp);
 	struct flat_in f = { .in.read = flat_read, .pos = e->wire };

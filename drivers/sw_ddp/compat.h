@@ -7,6 +7,7 @@
 #ifndef SW_DDP_COMPAT_H
 #define SW_DDP_COMPAT_H
 
+#include <linux/socket.h>
 #include <linux/version.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -30,6 +31,16 @@ static inline struct ib_udata *sw_ddp_cq_udata(struct ib_udata *arg)
 {
 	return arg;
 }
+#endif
+
+/*
+ * Zero-copy transmit hands pages to TCP with MSG_SPLICE_PAGES (6.5 on);
+ * before it, the payload is copied like the rest of the FPDU.
+ */
+#ifdef MSG_SPLICE_PAGES
+#define SW_DDP_MSG_SPLICE_PAGES	MSG_SPLICE_PAGES
+#else
+#define SW_DDP_MSG_SPLICE_PAGES	0
 #endif
 
 #endif /* SW_DDP_COMPAT_H */

@@ -128,6 +128,7 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 {
 	struct ddp_tx_seg seg;
 	u32 max = s->llp->ops->max_segment(s->llp), room, off = 0, n;
+	unsigned int flags = m->zcopy ? SW_DDP_SEG_ZCOPY : 0;
 	bool last;
 	int err;
 
@@ -148,7 +149,7 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 		if (!err)
 			err = s->llp->ops->send_segment(s->llp, seg.hdr,
 							seg.hdr_len, s->bv,
-							seg.nr_bv, n);
+							seg.nr_bv, n, flags);
 		ddp_tx_put_pages(s, seg.nr_bv);
 		if (err)
 			return err;

@@ -53,13 +53,13 @@ struct sw_ddp_llp_ops {
 	/*
 	 * Send one DDP segment: hdr_len header octets, then @len payload
 	 * octets from the pages in @bv (nr_bv of them).  Runs in process
-	 * context and may sleep until the socket has taken (copied) the
-	 * whole segment; returns 0, or a negative errno once the stream is
-	 * unusable.
+	 * context and may sleep until the socket has taken the whole
+	 * segment; returns 0, or a negative errno once the stream is
+	 * unusable.  @flags: SW_DDP_SEG_* below.
 	 */
 	int (*send_segment)(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,
-			    unsigned int nr_bv, u32 len);
+			    unsigned int nr_bv, u32 len, unsigned int flags);
 
 	/* Gracefully (abortive == false) or abortively end the stream. */
 	void (*close)(struct sw_ddp_llp *llp, bool abortive);
@@ -80,6 +80,15 @@ struct sw_ddp_llp_ops {
 	 */
 	void (*rtr_received)(struct sw_ddp_llp *llp);
 };
+
+/*
+ * send_segment() flags.  SW_DDP_SEG_ZCOPY: the payload pages may go out
+ * by reference (zero copy) instead of being copied: the consumer has no
+ * completion that would tell it the memory is free again before the LLP
+ * is done with it (see rdmap_tx.c), so the LLP may read it as late as it
+ * likes, a retransmission included, as an RNIC's DMA engine would.
+ */
+#define SW_DDP_SEG_ZCOPY	0x1
 
 struct sw_ddp_llp {
 	const struct sw_ddp_llp_ops *ops;

@@ -201,7 +201,7 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,
-			    unsigned int nr_bv, u32 len);
+			    unsigned int nr_bv, u32 len, unsigned int flags);
 int sw_ddp_tcp_send_term(struct sw_ddp_tcp_ep *ep, struct sw_ddp_term_err err);
 
 /* mpa_neg.c: negotiation (RFC 5044 "Connection Setup", RFC 6581), no I/O */

@@ -14,6 +14,7 @@
 #include <linux/tcp.h>
 #include <net/tcp.h>
 
+#include "compat.h"
 #include "llp_tcp.h"
 #include "rdmap.h"
 
@@ -153,14 +154,74 @@ void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep)
 	kfree(d);
 }
 
+/*
+ * May this piece of an FPDU go out by reference?  The payload's pages
+ * may; our own header, marker, PAD and CRC buffers are slab memory that
+ * the next FPDU reuses, and must be copied.
+ */
+static bool tcp_data_splice_ok(const struct bio_vec *bv)
+{
+	return sendpage_ok(bv->bv_page) && !PageSlab(bv->bv_page);
+}
+
+/* All of @bv[0..nr) to the socket, MSG_MORE unless @last. */
+static int tcp_data_send_run(struct socket *sock, struct bio_vec *bv,
+			     unsigned int nr, size_t len, bool splice,
+			     bool last)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int n;
+
+	if (splice)
+		msg.msg_flags |= SW_DDP_MSG_SPLICE_PAGES;
+	if (!last)
+		msg.msg_flags |= MSG_MORE;
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, len);
+	while (msg_data_left(&msg)) {
+		n = sock_sendmsg(sock, &msg);
+		if (n <= 0)
+			return n ? n : -EPIPE;
+	}
+	return 0;
+}
+
+/*
+ * The FPDU in runs of pieces that go the same way: copied, or spliced
+ * (SW_DDP_SEG_ZCOPY, and never with CRCs: a payload changing after the
+ * CRC was computed would make the FPDU fail the peer's check).
+ */
+static int tcp_data_send_fpdu(struct socket *sock, struct mpa_tx *tx,
+			      bool zcopy)
+{
+	unsigned int i = 0, j;
+	size_t len;
+	bool splice;
+	int err = 0;
+
+	zcopy = zcopy && !tx->crc_on && SW_DDP_MSG_SPLICE_PAGES;
+	while (!err && i < tx->nr_bv) {
+		splice = zcopy && tcp_data_splice_ok(&tx->bv[i]);
+		len = 0;
+		for (j = i; j < tx->nr_bv; j++) {
+			if (j > i && splice !=
+			    (zcopy && tcp_data_splice_ok(&tx->bv[j])))
+				break;
+			len += tx->bv[j].bv_len;
+		}
+		err = tcp_data_send_run(sock, &tx->bv[i], j - i, len, splice,
+					j == tx->nr_bv);
+		i = j;
+	}
+	return err;
+}
+
 /* llp ops: one DDP segment as one FPDU, all of it taken by the socket. */
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,
-			    unsigned int nr_bv, u32 len)
+			    unsigned int nr_bv, u32 len, unsigned int flags)
 {
 	struct sw_ddp_tcp_ep *ep = llp_to_tcp_ep(llp);
 	struct sw_ddp_tcp_data *d = ep->data;
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 	int n, err = 0;
 
 	mutex_lock(&d->tx_lock);
@@ -173,14 +234,7 @@ int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		err = n;
 		goto out;
 	}
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, d->tx.bv, d->tx.nr_bv, n);
-	while (msg_data_left(&msg)) {
-		n = sock_sendmsg(ep->sock, &msg);
-		if (n <= 0) {
-			err = n ? n : -EPIPE;
-			break;
-		}
-	}
+	err = tcp_data_send_fpdu(ep->sock, &d->tx, flags & SW_DDP_SEG_ZCOPY);
 out:
 	mutex_unlock(&d->tx_lock);
 	return err;

@@ -55,6 +55,8 @@ static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 	m.src_mr = rd->mr;
 	m.src_stag = rd->req.src_stag;
 	m.src_to = rd->req.src_to;
+	/* No completion here: the responder's memory as it is when sent. */
+	m.zcopy = true;
 	err = ddp_tx_message(s, &m);
 	if (rd->mr)
 		sw_ddp_mem_put(rd->mr);
@@ -105,6 +107,14 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 		m.inval_stag = sqe->rkey;
 		m.msn = s->msn_tx[RDMAP_QN_SEND]++;
 	}
+	/*
+	 * Zero copy only where no completion of this WR says "the buffer is
+	 * yours again" while the LLP may still read it: an unsignalled WR,
+	 * as siw decides, of a page or more.  A signalled one is copied, so
+	 * its completion means what verbs says it means.
+	 */
+	m.zcopy = !m.inline_data && !(sqe->flags & SIW_WQE_SIGNALLED) &&
+		  m.len >= PAGE_SIZE;
 	err = ddp_tx_message(s, &m);
 	sw_ddp_mem_put_sgl(mr, m.num_sge);
 	*bytes = m.len;

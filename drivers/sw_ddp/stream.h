@@ -175,6 +175,7 @@ struct sw_ddp_tx_msg {
 	u32 src_stag;
 	u64 src_to;
 	bool inline_data;		/* in s->inline_page */
+	bool zcopy;			/* SW_DDP_SEG_ZCOPY allowed */
 };
 
 int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m);
