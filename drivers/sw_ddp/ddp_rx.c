@@ -146,6 +146,8 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 
 	if (hdr_len > sizeof(seg->hdr))
 		return ddp_rx_fail(s, DDP_ERR_LOCAL_CATASTROPHIC);
+	/* A segment shorter than its header (SCTP) leaves zeros, not stale */
+	memset(seg->hdr + hdr_len, 0, sizeof(seg->hdr) - hdr_len);
 	memcpy(seg->hdr, hdr, hdr_len);
 	seg->hdr_len = hdr_len;
 	seg->len = payload_len;
@@ -292,11 +294,38 @@ static void ddp_rx_llp_error(void *upper, struct sw_ddp_term_err err)
 	sw_ddp_stream_fail_rx(upper, err);
 }
 
+/*
+ * RFC 5041 §5.3: the Data Sink MAY place segments out of order; §5.4:
+ * it delivers messages in order.  Over SCTP a segment may arrive before
+ * earlier ones (RFC 5043 §10), and only an RDMA Write's is placed then:
+ * it completes nothing at the sink, and no earlier segment changes the
+ * checks begin() makes but a Send with Invalidate.  A Write the peer
+ * sent after one for its STag may thus land before that Send arrives:
+ * the same bytes the peer could have written just before the Send, and
+ * the ULP sees them only after the Send completes.  An error still
+ * fails the stream at once, as in turn.
+ *
+ * Read Responses are kept for their turn: rdmap_rx_read_resp_begin()
+ * checks each segment against the oldest outstanding Read, at the next
+ * octet, and a later Read's segments could overtake the end of an
+ * earlier one.  Untagged segments wait too: their RQE, Read Request
+ * slot or Terminate is chosen by MSN in order.
+ */
+static bool ddp_rx_may_place_early(void *upper, const void *hdr,
+				   unsigned int hdr_len)
+{
+	const u8 *ctrl = hdr;
+
+	return hdr_len >= DDP_TAGGED_HDR_LEN && ddp_ctrl_tagged(ctrl[0]) &&
+	       rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_WRITE;
+}
+
 const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops = {
 	.hdr_len = ddp_rx_hdr_len,
 	.begin = ddp_rx_begin,
 	.payload = ddp_rx_payload,
 	.end = ddp_rx_end,
 	.error = ddp_rx_llp_error,
+	.may_place_early = ddp_rx_may_place_early,
 };
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_rx_ops);

@@ -139,6 +139,18 @@ struct sw_ddp_rx_ops {
 
 	/* The LLP's own framing failed (e.g. MPA CRC or marker): stop. */
 	void (*error)(void *upper, struct sw_ddp_term_err err);
+
+	/*
+	 * For an LLP that can hand up a segment before earlier ones have
+	 * arrived (SCTP, RFC 5043 §10); MPA never asks.  @hdr is the
+	 * segment's whole header, as hdr_len() sized it.  True: DDP may
+	 * place this segment now, ahead of its turn (RFC 5041 §5.3), as it
+	 * completes nothing; the LLP then runs begin(), payload() and end()
+	 * for it at once, and never again in turn.  False: the LLP keeps
+	 * it and delivers it in turn.  NULL means never.
+	 */
+	bool (*may_place_early)(void *upper, const void *hdr,
+				unsigned int hdr_len);
 };
 
 /*

@@ -7,8 +7,8 @@
 #ifndef SW_DDP_LLP_SCTP_H
 #define SW_DDP_LLP_SCTP_H
 
-#include <linux/list.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 #include <sw_ddp/sctp_ddp.h>
 
 #include "llp.h"
@@ -29,7 +29,6 @@ sctp_ddp_validate_chunk(u32 ppid, const void *chunk, u32 len,
 int sctp_ddp_session_ctrl_build(u8 *buf, u32 size, u16 ssn,
 				enum sctp_ddp_func func, const void *pdata,
 				u16 pdata_len);
-
 
 /*
  * The SCTP LLP is three parts:
@@ -85,7 +84,12 @@ struct sw_ddp_sctp_seq_ops {
 struct sw_ddp_sctp_seq {
 	u16 next;			/* DDP-SSN of the next chunk in turn */
 	unsigned long *seen;		/* received ahead of @next */
-	struct list_head held;		/* copies, by DDP-SSN */
+	/*
+	 * Copies, indexed by DDP-SSN (an xarray, not the list first
+	 * planned: finding a chunk's turn costs the same however many
+	 * are held and whatever order they came in).
+	 */
+	struct xarray held;
 	u32 held_bytes, held_max;
 	bool dead;			/* an error ended it */
 };

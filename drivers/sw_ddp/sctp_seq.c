@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DDP over SCTP (RFC 5043): the receive sequence of one DDP Stream
+ * Session.  SCTP hands up the session's chunks unordered (§10); the
+ * DDP-SSN each carries (§5.2.1) restores the order they were sent in.
+ *
+ * The chunk in turn goes up at once, straight from the caller's buffer.
+ * A chunk ahead of its turn is offered to ops->early(): DDP places an
+ * RDMA Write segment as it arrives (RFC 5041 §5.3); anything else is
+ * copied and held until the chunks before it have come.  Messages thus
+ * complete in DDP-SSN order whatever the arrival order (RFC 5041 §5.4).
+ *
+ * Which DDP-SSNs were seen ahead of @next is one bit each, indexed by the
+ * DDP-SSN modulo the window: within the window of §10 no two can share a
+ * bit, and a bit is cleared as @next passes it.  Held copies are found by
+ * their DDP-SSN in an xarray, so no arrival order makes one chunk cost
+ * more than another.
+ */
+#include <linux/bitmap.h>
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <kunit/visibility.h>
+
+#include "llp_sctp.h"
+
+#define SEQ_SEEN_BITS	(SCTP_DDP_SSN_WINDOW_MAX + 1)
+
+/* A chunk kept for its turn, in sw_ddp_sctp_seq.held at its DDP-SSN. */
+struct sctp_seq_held {
+	u32 ppid;
+	u32 len;
+	u8 data[];
+};
+
+static unsigned int seq_bit(u16 ssn)
+{
+	return ssn % SEQ_SEEN_BITS;
+}
+
+/* What a held chunk costs against held_max: all of its allocation. */
+static size_t seq_held_size(u32 len)
+{
+	struct sctp_seq_held *h;
+
+	return struct_size(h, data, len);
+}
+
+/**
+ * sw_ddp_sctp_seq_init() - a new session's receive sequence
+ * @q: the sequence
+ * @held_max: octets of chunks it may hold for their turn, at most
+ *
+ * §6.1: the first DDP-SSN of a session is zero.  Process context.
+ *
+ * Return: 0 or -ENOMEM; sw_ddp_sctp_seq_fini() is safe either way.
+ */
+int sw_ddp_sctp_seq_init(struct sw_ddp_sctp_seq *q, u32 held_max)
+{
+	*q = (struct sw_ddp_sctp_seq){ .held_max = held_max };
+	xa_init(&q->held);
+	q->seen = bitmap_zalloc(SEQ_SEEN_BITS, GFP_KERNEL);
+	if (!q->seen) {
+		q->dead = true;
+		return -ENOMEM;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_init);
+
+/**
+ * sw_ddp_sctp_seq_fini() - free what a sequence holds
+ * @q: the sequence; it refuses every chunk afterwards
+ */
+void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q)
+{
+	struct sctp_seq_held *h;
+	unsigned long ssn;
+
+	xa_for_each(&q->held, ssn, h)
+		kfree(h);
+	xa_destroy(&q->held);
+	q->held_bytes = 0;
+	bitmap_free(q->seen);
+	q->seen = NULL;
+	q->dead = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_fini);
+
+/* Copy @c and keep it for its turn. */
+static int seq_hold(struct sw_ddp_sctp_seq *q, u16 ssn,
+		    const struct sw_ddp_sctp_chunk *c)
+{
+	size_t size = seq_held_size(c->len);
+	struct sctp_seq_held *h;
+	int err;
+
+	if (size > q->held_max - q->held_bytes)
+		return -ENOBUFS;
+	/* The association's receive context is process context. */
+	h = kmalloc(size, GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->ppid = c->ppid;
+	h->len = c->len;
+	if (c->len)
+		memcpy(h->data, c->data, c->len);
+	err = xa_insert(&q->held, ssn, h, GFP_KERNEL);
+	if (err) {
+		kfree(h);
+		return err;
+	}
+	q->held_bytes += size;
+	return 0;
+}
+
+/* A chunk ahead of its turn: placed now by the session, or held. */
+static int seq_ahead(struct sw_ddp_sctp_seq *q, u16 ssn,
+		     const struct sw_ddp_sctp_chunk *c,
+		     const struct sw_ddp_sctp_seq_ops *ops, void *ctx)
+{
+	int ret = ops->early ? ops->early(ctx, c) : 0;
+
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		ret = seq_hold(q, ssn, c);
+		if (ret)
+			return ret;
+	}
+	__set_bit(seq_bit(ssn), q->seen);
+	return 0;
+}
+
+static int seq_deliver_held(struct sw_ddp_sctp_seq *q,
+			    struct sctp_seq_held *h,
+			    const struct sw_ddp_sctp_seq_ops *ops, void *ctx)
+{
+	struct sw_ddp_sctp_chunk c = {
+		.ppid = h->ppid, .data = h->data, .len = h->len,
+	};
+	int err;
+
+	q->held_bytes -= seq_held_size(h->len);
+	err = ops->deliver(ctx, &c);
+	kfree(h);
+	return err;
+}
+
+/*
+ * @next has just come: move on over every DDP-SSN seen ahead of it,
+ * delivering the held copies and passing over those placed early.
+ */
+static int seq_catch_up(struct sw_ddp_sctp_seq *q,
+			const struct sw_ddp_sctp_seq_ops *ops, void *ctx)
+{
+	struct sctp_seq_held *h;
+	int err;
+
+	while (test_bit(seq_bit(q->next), q->seen)) {
+		__clear_bit(seq_bit(q->next), q->seen);
+		h = xa_erase(&q->held, q->next);
+		if (h) {
+			err = seq_deliver_held(q, h, ops, ctx);
+			if (err)
+				return err;
+		}
+		q->next++;
+	}
+	return 0;
+}
+
+static int seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
+		  const struct sw_ddp_sctp_chunk *c,
+		  const struct sw_ddp_sctp_seq_ops *ops, void *ctx)
+{
+	int err;
+
+	/* §10: before @next is a replay; past the window cannot be valid */
+	if (!sctp_ddp_ssn_in_window(ssn, q->next, SCTP_DDP_SSN_WINDOW_MAX))
+		return -EPROTO;
+	if (ssn != q->next) {
+		if (test_bit(seq_bit(ssn), q->seen))
+			return -EPROTO;		/* seen already: a replay */
+		return seq_ahead(q, ssn, c, ops, ctx);
+	}
+	err = ops->deliver(ctx, c);
+	if (err)
+		return err;
+	q->next++;
+	return seq_catch_up(q, ops, ctx);
+}
+
+/**
+ * sw_ddp_sctp_seq_rx() - one chunk of the session has arrived
+ * @q: the session's sequence
+ * @ssn: the chunk's DDP-SSN
+ * @c: the chunk, DDP-SSN taken off; only read during the call
+ * @ops: what to do with chunks: deliver() in turn, early() ahead of it
+ * @ctx: their context
+ *
+ * Process context (a held chunk is copied with GFP_KERNEL).  RFC 5043
+ * §6.1: a chunk that breaks the sequence ends the session, and so does
+ * any error here: the sequence refuses everything afterwards.
+ *
+ * Return: 0; -EPROTO for a DDP-SSN outside the window, a replay, or a
+ * sequence already ended; -ENOBUFS if holding @c would pass held_max;
+ * -ENOMEM; or the error deliver() or early() returned.
+ */
+int sw_ddp_sctp_seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
+		       const struct sw_ddp_sctp_chunk *c,
+		       const struct sw_ddp_sctp_seq_ops *ops, void *ctx)
+{
+	int err;
+
+	if (q->dead)
+		return -EPROTO;
+	err = seq_rx(q, ssn, c, ops, ctx);
+	if (err)
+		q->dead = true;
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_rx);
