@@ -134,16 +134,18 @@ int sw_ddp_stream_start(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp)
 	s = sw_ddp_stream_create(qp, llp, qp->ord, qp->ird);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	sw_ddp_stream_attach(s);
 	err = llp->ops->start(llp, &sw_ddp_stream_rx_ops, s, s->max_bv);
 	if (err) {
-		sw_ddp_stream_detach(s);
 		sw_ddp_stream_destroy(s);
 		return err;
 	}
-	/* RFC 6581 §9.2: an initiator's RTR goes out now, before all else */
-	if (s->rtr_send)
-		sw_ddp_stream_kick(s);
+	/*
+	 * Published only now that the LLP can send, so a doorbell never
+	 * sends on a half-started LLP; the kick takes what was posted while
+	 * connecting, and an initiator's RTR first (RFC 6581 §9.2).
+	 */
+	sw_ddp_stream_attach(s);
+	sw_ddp_stream_kick(s);
 	return 0;
 }
 
