@@ -275,6 +275,14 @@ static int sq_retire_locked(struct sw_ddp_qp *qp, bool *notify)
 
 		if (!t->done)
 			break;
+		/*
+		 * The slot is free before its completion is visible: a
+		 * consumer that sees the CQE may post into the slot at once
+		 * (libsiw fails a post to a slot still marked valid).  A
+		 * full barrier: libsiw also tests this flag for its doorbell.
+		 */
+		smp_store_mb(sq_slot(sq, sq->get)->flags, 0);
+		sq->get++;
 		if (t->status != IB_WC_SUCCESS ||
 		    (t->sqe.flags & SIW_WQE_SIGNALLED)) {
 			sq_flush_wc(qp, &t->sqe, &wc);
@@ -283,9 +291,6 @@ static int sq_retire_locked(struct sw_ddp_qp *qp, bool *notify)
 			if (sw_ddp_cq_add(qp_scq(qp), &wc, notify))
 				err = -EOVERFLOW;
 		}
-		/* A full barrier: libsiw tests this flag for its doorbell. */
-		smp_store_mb(sq_slot(sq, sq->get)->flags, 0);
-		sq->get++;
 	}
 	return err;
 }
