@@ -9,9 +9,15 @@
  * the queue.
  */
 #include <linux/highmem.h>
+#include <linux/moduleparam.h>
 
 #include "rdmap.h"
 #include "stream.h"
+
+static bool zcopy_tx = true;
+module_param(zcopy_tx, bool, 0644);
+MODULE_PARM_DESC(zcopy_tx,
+		 "send Read Responses and unsignalled WRs of a page or more by page reference (default on)");
 
 /* RFC 5040 "Terminate Header": the error and the headers that caused it */
 static void rdmap_tx_terminate(struct sw_ddp_stream *s)
@@ -56,7 +62,7 @@ static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 	m.src_stag = rd->req.src_stag;
 	m.src_to = rd->req.src_to;
 	/* No completion here: the responder's memory as it is when sent. */
-	m.zcopy = true;
+	m.zcopy = zcopy_tx;
 	err = ddp_tx_message(s, &m);
 	if (rd->mr)
 		sw_ddp_mem_put(rd->mr);
@@ -113,8 +119,8 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 	 * as siw decides, of a page or more.  A signalled one is copied, so
 	 * its completion means what verbs says it means.
 	 */
-	m.zcopy = !m.inline_data && !(sqe->flags & SIW_WQE_SIGNALLED) &&
-		  m.len >= PAGE_SIZE;
+	m.zcopy = zcopy_tx && !m.inline_data &&
+		  !(sqe->flags & SIW_WQE_SIGNALLED) && m.len >= PAGE_SIZE;
 	err = ddp_tx_message(s, &m);
 	sw_ddp_mem_put_sgl(mr, m.num_sge);
 	*bytes = m.len;
