@@ -13,7 +13,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 SRC := $(CURDIR)
 
-.PHONY: all modules kunit install clean check demo compat-check checkpatch
+.PHONY: all modules kunit install clean check demo bench compat-check checkpatch
 
 all: modules
 
@@ -37,6 +37,9 @@ check:
 
 demo:
 	@scripts/demo.sh
+
+bench:
+	@scripts/bench.sh
 
 compat-check:
 	@scripts/compat-check.sh

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian 12 packages sw_ddp needs to build and test.
-# Only missing packages are installed; a machine that has them all is left alone.
+# Install the Debian 12 packages sw_ddp needs to build and test
+# (`install-deps.sh bench`: and to benchmark).  Only missing packages are
+# installed; a machine that has them all is left alone.
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,8 @@ packages=(
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest iproute2
 )
+# make bench: the plot
+[ "${1:-}" = bench ] && packages+=(gnuplot-nox)
 
 missing=()
 for p in "${packages[@]}"; do

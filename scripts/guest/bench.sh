@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`, guest side: the same perftest runs over every provider that
+# works in this VM (sw_ddp over TCP, sw_ddp over SCTP, siw, rxe), same two
+# namespaces, same options.  One CSV line per run goes to
+# $results/bench.csv; scripts/bench-report.py makes the table and plot.
+#
+# CPU cost: the server is pinned to CPU 1 and the client to CPU 0, and
+# each run's busy time (user, system, irq, softirq in /proc/stat) per CPU
+# is divided by the octets that crossed the veth.  Kernel work that runs
+# elsewhere (workqueues, the peer's softirq) is counted where it ran: the
+# two columns split the cost, their sum is the whole.
+results=$1
+. "$(dirname "$0")/lib.sh"
+
+# What to run; the host may override in $results/bench.conf.
+BENCH_REPS=3
+BENCH_MIB=256		# per bandwidth run, 1000 to 20000 messages
+BENCH_PROVIDERS="sw_ddp sw_ddp_sctp siw rxe"
+BENCH_SIZES="4096 65536 1048576"
+BENCH_LAT_ITERS=1000
+[ -f "$results/bench.conf" ] && . "$results/bench.conf"
+
+csv=$results/bench.csv
+echo "provider,tool,size,qps,rep,bw_MiBps,lat_us,client_cycles_per_byte,server_cycles_per_byte,wire_bytes" > "$csv"
+
+# Server on CPU 1, client on CPU 0 (both on 0 in a one-CPU guest).
+srv_cpu=$(($(nproc) > 1 ? 1 : 0))
+mhz=$(awk -F: '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
+hz=$(getconf CLK_TCK)
+
+# busy jiffies of CPU $1
+cpu_busy() {
+	awk -v c="cpu$1" '$1 == c { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+# octets through va, both directions
+wire_bytes() {
+	ip -n h1 -s -j link show va |
+		python3 -c 'import json,sys; s=json.load(sys.stdin)[0]["stats64"]; print(s["rx"]["bytes"] + s["tx"]["bytes"])'
+}
+
+# The devices for provider $1 on va (h1) and vb (h2): named b1 and b2.
+devs_up() {
+	case $1 in
+	sw_ddp | sw_ddp_sctp)
+		in_h1 rdma link add b1 type "$1" netdev va &&
+			in_h2 rdma link add b2 type "$1" netdev vb ;;
+	siw | rxe)
+		in_h1 rdma link add b1 type "$1" netdev va &&
+			in_h2 rdma link add b2 type "$1" netdev vb ;;
+	esac
+}
+
+devs_down() {
+	in_h1 rdma link del b1 2>/dev/null
+	in_h2 rdma link del b2 2>/dev/null
+	true
+}
+
+bw_iters() {
+	local n=$((BENCH_MIB * 1048576 / $1))
+	[ $n -lt 1000 ] && n=1000
+	[ $n -gt 20000 ] && n=20000
+	echo $n
+}
+
+# run PROVIDER TOOL SIZE QPS REP: one perftest run, one CSV line.
+run() {
+	local prov=$1 tool=$2 size=$3 qps=$4 rep=$5 opts out c0 c1 w0 w1 bw="" lat=""
+	# Iterations, not -D: perftest's duration mode reports 0.00 under TCG
+	# (its timestamp-frequency estimate fails), its iteration mode works.
+	case $tool in
+	*_lat) opts="-s $size -n $BENCH_LAT_ITERS" ;;
+	*) opts="-s $size -q $qps -n $(bw_iters "$size")" ;;
+	esac
+	ip netns exec h1 taskset -c $srv_cpu timeout 120 "$tool" -R -F -d b1 $opts \
+		> "$TMPDIR/srv.log" 2>&1 &
+	local srv=$!
+	sleep 1
+	c0=$(cpu_busy 0) c1=$(cpu_busy $srv_cpu) w0=$(wire_bytes)
+	ip netns exec h2 taskset -c 0 timeout 120 "$tool" -R -F -d b2 $opts \
+		192.0.2.1 > "$TMPDIR/cli.log" 2>&1
+	wait $srv
+	c0=$(($(cpu_busy 0) - c0)) c1=$(($(cpu_busy $srv_cpu) - c1))
+	w1=$(($(wire_bytes) - w0))
+	out=$(cat "$TMPDIR/cli.log")
+	echo "=== $prov $tool $size q$qps #$rep"
+	cat "$TMPDIR/cli.log"
+	# The numbers line follows perftest's header line (#bytes ...).
+	case $tool in
+	*_lat) lat=$(echo "$out" | awk '/t_typical/ { getline; print $5; exit }') ;;
+	*) bw=$(echo "$out" | awk '/BW average/ { getline; print $4; exit }') ;;
+	esac
+	case "$bw$lat" in
+	[0-9]*) ;;
+	*) echo "  (no result: run failed)"; cat "$TMPDIR/srv.log"; return ;;
+	esac
+	awk -v p="$prov" -v t="$tool" -v s="$size" -v q="$qps" -v r="$rep" \
+		-v bw="$bw" -v lat="$lat" -v c0="$c0" -v c1="$c1" -v w="$w1" \
+		-v mhz="$mhz" -v hz="$hz" 'BEGIN {
+			k = mhz * 1e6 / hz / (w > 0 ? w : 1)
+			printf "%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%d\n",
+				p, t, s, q, r, bw, lat, c0 * k, c1 * k, w
+		}' >> "$csv"
+}
+
+bench_provider() {
+	local prov=$1 rep tool size
+	devs_up "$prov" || { echo "bench: $prov does not run here"; devs_down; return; }
+	for rep in $(seq "$BENCH_REPS"); do
+		for tool in ib_write_bw ib_read_bw ib_send_bw; do
+			for size in $BENCH_SIZES; do
+				run "$prov" "$tool" "$size" 1 "$rep"
+			done
+		done
+		run "$prov" ib_write_bw 65536 4 "$rep"
+		run "$prov" ib_write_lat 8 1 "$rep"
+		run "$prov" ib_read_lat 8 1 "$rep"
+	done
+	devs_down
+}
+
+# rxe and what it needs, where they are modules of this kernel
+load_rxe() {
+	local m
+	for m in net/ipv4/udp_tunnel.ko net/ipv6/ip6_udp_tunnel.ko \
+		drivers/infiniband/sw/rxe/rdma_rxe.ko; do
+		[ -f "$kdir/$m" ] || continue
+		insmod "$kdir/$m" || return 1
+	done
+}
+
+insmod "$SW_DDP_KO"
+insmod "$SIW_KO"
+load_rxe || echo "bench: rdma_rxe did not load"
+netns_up
+for prov in $BENCH_PROVIDERS; do
+	bench_provider "$prov"
+done
+netns_down
+echo "bench: done"
