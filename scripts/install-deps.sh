@@ -14,6 +14,8 @@ packages=(
 	# RDMA userspace used inside the VM (from the host root over 9p)
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest iproute2
+	# What the SCTP LLP puts on the wire (dumpcap and tshark, sctp.sh)
+	tshark
 )
 # make bench: the plot
 [ "${1:-}" = bench ] && packages+=(gnuplot-nox)

@@ -26,6 +26,7 @@
 #include "cm.h"
 #include "llp_tcp.h"
 #include "qp.h"
+#include "sctp_llp.h"
 #include "stream.h"
 #include "sw_ddp.h"
 
@@ -53,6 +54,12 @@ struct sw_ddp_cep {
 	bool holds_ep;			/* a reference on ep */
 	bool established;		/* ESTABLISHED or CONNECT_REPLY(0) */
 };
+
+/* An SCTP device's connections are cm_sctp.c's. */
+static bool cm_is_sctp(struct ib_device *ibdev)
+{
+	return to_sdev(ibdev)->llp == SW_DDP_LLP_SCTP;
+}
 
 /* The QP by number, counted (qp.c); iw_cm holds its own reference too. */
 static struct sw_ddp_qp *cm_qp_get(struct ib_device *ibdev, u32 qpn)
@@ -280,6 +287,8 @@ int sw_ddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	struct net *net;
 	int err;
 
+	if (cm_is_sctp(id->device))
+		return sw_ddp_sctp_iw_connect(id, param);
 	err = cm_check_param(param);
 	if (err)
 		return err;
@@ -356,6 +365,8 @@ int sw_ddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	struct sw_ddp_cep *cep;
 	int err;
 
+	if (cm_is_sctp(id->device))
+		return sw_ddp_sctp_iw_accept(id, param);
 	sw_ddp_tcp_lock(ep);
 	cep = ep->owner;
 	err = cm_check_param(param);
@@ -378,6 +389,8 @@ int sw_ddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 	struct sw_ddp_tcp_ep *ep = id->provider_data;
 	int err;
 
+	if (cm_is_sctp(id->device))
+		return sw_ddp_sctp_iw_reject(id, pdata, pdata_len);
 	sw_ddp_tcp_lock(ep);
 	err = sw_ddp_tcp_reject(ep, pdata, pdata_len);
 	cm_cep_end(ep->owner);
@@ -393,6 +406,8 @@ int sw_ddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 	struct net *net;
 	int err;
 
+	if (cm_is_sctp(id->device))
+		return sw_ddp_sctp_iw_create_listen(id, backlog);
 	net = cm_net(id->device);
 	if (!net)
 		return -ENODEV;
@@ -412,6 +427,8 @@ int sw_ddp_iw_destroy_listen(struct iw_cm_id *id)
 {
 	struct sw_ddp_tcp_ep *ep = id->provider_data;
 
+	if (cm_is_sctp(id->device))
+		return sw_ddp_sctp_iw_destroy_listen(id);
 	if (!ep)
 		return 0;
 	/* after this no ops->request can run for @id */
@@ -426,10 +443,18 @@ int sw_ddp_iw_destroy_listen(struct iw_cm_id *id)
 
 int sw_ddp_cm_init(void)
 {
-	return sw_ddp_tcp_init();
+	int err = sw_ddp_tcp_init();
+
+	if (err)
+		return err;
+	err = sw_ddp_sctp_init();
+	if (err)
+		sw_ddp_tcp_exit();
+	return err;
 }
 
 void sw_ddp_cm_exit(void)
 {
+	sw_ddp_sctp_exit();
 	sw_ddp_tcp_exit();
 }

@@ -19,6 +19,14 @@ int sw_ddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len);
 int sw_ddp_iw_create_listen(struct iw_cm_id *id, int backlog);
 int sw_ddp_iw_destroy_listen(struct iw_cm_id *id);
 
+/* cm_sctp.c: the same calls on a sw_ddp_sctp device (RFC 5043) */
+int sw_ddp_sctp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);
+int sw_ddp_sctp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param);
+int sw_ddp_sctp_iw_reject(struct iw_cm_id *id, const void *pdata,
+			  u8 pdata_len);
+int sw_ddp_sctp_iw_create_listen(struct iw_cm_id *id, int backlog);
+int sw_ddp_sctp_iw_destroy_listen(struct iw_cm_id *id);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 struct sw_ddp_mpa_cfg;
 

@@ -3,7 +3,8 @@
  * sw_ddp main: the module, `rdma link` types and device lifetime.
  *
  * `rdma link add NAME type sw_ddp netdev IF` creates an iWARP device that
- * runs DDP over TCP on IF; type sw_ddp_sctp is reserved for the SCTP LLP.
+ * runs DDP over TCP (MPA) on IF, `type sw_ddp_sctp` one that runs it over
+ * SCTP (RFC 5043).
  * A device lives until `rdma link del`, removal of its netdev, or rmmod.
  *
  * Devices report RDMA_DRIVER_SIW for libsiw's sake, so ib_core's per-driver
@@ -224,8 +225,7 @@ static int sw_ddp_newlink_tcp(const char *name, struct net_device *netdev)
 
 static int sw_ddp_newlink_sctp(const char *name, struct net_device *netdev)
 {
-	pr_warn("sw_ddp: the SCTP LLP is not implemented yet\n");
-	return -EOPNOTSUPP;
+	return sw_ddp_newlink(name, netdev, SW_DDP_LLP_SCTP);
 }
 
 static struct rdma_link_ops sw_ddp_tcp_link_ops = {

@@ -8,6 +8,7 @@ results=$1
 . "$(dirname "$0")/devices.sh"
 . "$(dirname "$0")/verbs.sh"
 . "$(dirname "$0")/tcp.sh"
+. "$(dirname "$0")/sctp.sh"
 
 kmemleak_clear
 
@@ -27,6 +28,7 @@ t "KUnit module loads and its suites run" kunit_run
 devices_tests
 verbs_tests
 tcp_tests
+sctp_tests
 
 t "kmemleak: no leaks" kmemleak_none
 exit 0

@@ -18,6 +18,16 @@ link_add_tcp() {
 		in_h1 rdma link show d1/1 | tee /dev/stderr | grep -q "netdev va"
 }
 
+# An SCTP device (RFC 5043) on the netdev a TCP one already uses.
+link_add_sctp() {
+	in_h1 rdma link add d9 type sw_ddp_sctp netdev va &&
+		in_h1 rdma link show d9/1 | grep -q "netdev va" &&
+		rdma dev show d9 | grep -q "node_type rnic" &&
+		ibv_devinfo -d d9 | tee /dev/stderr |
+		grep -q "transport:.*iWARP" &&
+		in_h1 rdma link del d9
+}
+
 devinfo_iwarp() {
 	ibv_devices | grep -w d1 &&
 		ibv_devinfo -d d1 | tee /dev/stderr | grep -q "transport:.*iWARP" &&
@@ -77,8 +87,7 @@ devices_tests() {
 		refused "exists" in_h2 rdma link add d1 type sw_ddp netdev vb
 	t "link add: second device on a netdev refused" \
 		refused "exists" in_h1 rdma link add d9 type sw_ddp netdev va
-	t "link add: sw_ddp_sctp reserved, refused" \
-		refused "not supported" in_h1 rdma link add d9 type sw_ddp_sctp netdev va
+	t "link add: sw_ddp_sctp on va, beside sw_ddp, is iWARP" link_add_sctp
 	t "link del removes the device" in_h1 rdma link del d1
 	t "  and it is gone" dev_gone d1
 

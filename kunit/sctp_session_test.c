@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: DDP Stream Sessions over SCTP (sctp_session.c, sctp_assoc.c) on
+ * real kernel SCTP sockets over loopback in init_net: the legal sequences
+ * of RFC 5043 §6.2-§6.4 with their private data, the limit on pending
+ * Initiates, sharing of an association and its stream ids (§6.6), the
+ * adaptation check (§11.1), association loss, and a hand-driven SCTP
+ * peer that sends what no legal sequence allows: each such chunk ends
+ * the session with our Terminate.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/sctp.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "sctp_llp.h"
+
+#define SESS_WAIT	msecs_to_jiffies(3000)
+#define SESS_TIMEOUT	msecs_to_jiffies(2000)	/* Initiate answered by */
+#define SESS_SHORT	msecs_to_jiffies(300)	/* when the timeout is tested */
+#define RAW_STREAMS	16
+
+/* What one owner's upcalls saw. */
+struct sess_rec {
+	struct completion req_done, conn_done, closed_done;
+	int request_ret;		/* what ops->request answers */
+	struct sw_ddp_sctp_session *req;	/* from ops->request, counted */
+	int nreq, nconn, nclosed;
+	int status;
+	enum sw_ddp_sctp_close why;
+	u8 pdata[SCTP_DDP_PDATA_MAX];
+	u16 pdata_len;
+};
+
+static void sess_rec_init(struct sess_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	init_completion(&r->req_done);
+	init_completion(&r->conn_done);
+	init_completion(&r->closed_done);
+}
+
+static int rec_request(struct sw_ddp_sctp_listener *l,
+		       struct sw_ddp_sctp_session *s)
+{
+	struct sess_rec *r = l->owner;
+
+	r->nreq++;
+	if (!r->request_ret && !r->req) {
+		sw_ddp_sctp_get(s);
+		r->req = s;
+		r->pdata_len = s->pdata_len;
+		memcpy(r->pdata, s->pdata, s->pdata_len);
+	}
+	complete(&r->req_done);
+	return r->req == s ? 0 : r->request_ret ?: -EBUSY;
+}
+
+static int rec_connected(struct sw_ddp_sctp_session *s, int status)
+{
+	struct sess_rec *r = s->owner;
+
+	r->nconn++;
+	r->status = status;
+	r->pdata_len = s->pdata_len;
+	memcpy(r->pdata, s->pdata, s->pdata_len);
+	complete(&r->conn_done);
+	return 0;
+}
+
+static void rec_closed(struct sw_ddp_sctp_session *s,
+		       enum sw_ddp_sctp_close why)
+{
+	struct sess_rec *r = s->owner;
+
+	r->nclosed++;
+	r->why = why;
+	complete(&r->closed_done);
+}
+
+static const struct sw_ddp_sctp_ops rec_ops = {
+	.request = rec_request,
+	.connected = rec_connected,
+	.closed = rec_closed,
+};
+
+#define NR_ACT	3
+
+struct sess_test {
+	struct sess_rec pas, act[NR_ACT];
+	struct sw_ddp_sctp_listener *listener;
+	struct sw_ddp_sctp_session *conn[NR_ACT];
+	struct sockaddr_in laddr;	/* the listener's */
+	struct socket *raw, *raw_listener;	/* a hand-driven peer */
+};
+
+static int sess_test_init(struct kunit *test)
+{
+	struct sess_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	int i;
+
+	if (!t)
+		return -ENOMEM;
+	sess_rec_init(&t->pas);
+	for (i = 0; i < NR_ACT; i++)
+		sess_rec_init(&t->act[i]);
+	test->priv = t;
+	return 0;
+}
+
+static void sess_drop(struct sw_ddp_sctp_session *s)
+{
+	if (!s)
+		return;
+	sw_ddp_sctp_lock(s);
+	sw_ddp_sctp_close(s);
+	sw_ddp_sctp_unlock(s);
+	sw_ddp_sctp_put(s);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(sess_drop_action, sess_drop,
+			    struct sw_ddp_sctp_session *);
+
+/* @s is closed and dropped when the test ends. */
+static void sess_keep(struct kunit *test, struct sw_ddp_sctp_session *s)
+{
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, sess_drop_action, s));
+}
+
+static void sess_test_exit(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	int i;
+
+	if (t->raw) {
+		sock_no_linger(t->raw->sk);
+		sock_release(t->raw);
+	}
+	if (t->raw_listener)
+		sock_release(t->raw_listener);
+	sess_drop(t->pas.req);
+	for (i = 0; i < NR_ACT; i++)
+		sess_drop(t->conn[i]);
+	if (t->listener)
+		sw_ddp_sctp_listen_close(t->listener);
+}
+
+static void sess_addr(struct sockaddr_storage *ss, __be16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin->sin_port = port;
+}
+
+/* Listen on loopback, the port chosen by the kernel. */
+static void sess_listen(struct kunit *test, int backlog)
+{
+	struct sess_test *t = test->priv;
+	struct sockaddr_storage ss;
+
+	sess_addr(&ss, 0);
+	KUNIT_ASSERT_EQ(test, 0, sw_ddp_sctp_listen(&init_net, &ss, backlog,
+						    0, false, &rec_ops,
+						    &t->pas, &t->listener));
+	KUNIT_ASSERT_GE(test, kernel_getsockname(t->listener->sock,
+						 (struct sockaddr *)&t->laddr),
+			0);
+}
+
+static void sess_connect_to(struct kunit *test, int i, __be16 port,
+			    const char *pdata, unsigned long timeout)
+{
+	struct sess_test *t = test->priv;
+	struct sockaddr_storage local, peer;
+
+	sess_addr(&local, 0);
+	sess_addr(&peer, port);
+	KUNIT_ASSERT_EQ(test, 0,
+			sw_ddp_sctp_connect(&init_net, &local, &peer, false,
+					    pdata, pdata ? strlen(pdata) : 0,
+					    timeout, &rec_ops, &t->act[i],
+					    &t->conn[i]));
+}
+
+static void sess_connect(struct kunit *test, int i, const char *pdata)
+{
+	struct sess_test *t = test->priv;
+
+	sess_connect_to(test, i, t->laddr.sin_port, pdata, SESS_TIMEOUT);
+}
+
+static void sess_wait(struct kunit *test, struct completion *c)
+{
+	KUNIT_ASSERT_NE_MSG(test, 0UL, wait_for_completion_timeout(c, SESS_WAIT),
+			    "no upcall");
+}
+
+static int sess_accept(struct sw_ddp_sctp_session *s, void *owner,
+		       const char *pdata)
+{
+	int err;
+
+	sw_ddp_sctp_lock(s);
+	err = sw_ddp_sctp_accept(s, owner, pdata, pdata ? strlen(pdata) : 0);
+	sw_ddp_sctp_unlock(s);
+	return err;
+}
+
+/* The passive side's session, taken back from the recorder. */
+static struct sw_ddp_sctp_session *sess_take_req(struct sess_test *t)
+{
+	struct sw_ddp_sctp_session *s = t->pas.req;
+
+	t->pas.req = NULL;
+	reinit_completion(&t->pas.req_done);
+	return s;
+}
+
+/* §6.2: connect i, accept it; returns the passive session (counted). */
+static struct sw_ddp_sctp_session *sess_establish(struct kunit *test, int i)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	sess_connect(test, i, NULL);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	sess_wait(test, &t->act[i].conn_done);
+	KUNIT_ASSERT_EQ(test, 0, t->act[i].status);
+	return s;
+}
+
+/* §6.2: Initiate and Accept with private data, then either side ends it. */
+static void sess_test_accept(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	sess_listen(test, 4);
+	sess_connect(test, 0, "hello");
+	sess_wait(test, &t->pas.req_done);
+	KUNIT_EXPECT_EQ(test, 5, t->pas.pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "hello", t->pas.pdata, 5);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, "world!"));
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, 0, t->act[0].status);
+	KUNIT_EXPECT_EQ(test, 6, t->act[0].pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "world!", t->act[0].pdata, 6);
+	/* §9: at least 516 octets, within one chunk */
+	KUNIT_EXPECT_GE(test, s->llp.ops->max_segment(&s->llp), 516U);
+	KUNIT_EXPECT_LE(test, s->llp.ops->max_segment(&s->llp),
+			(u32)SW_DDP_SCTP_SEG_MAX);
+
+	t->conn[0]->llp.ops->close(&t->conn[0]->llp, false);
+	sess_wait(test, &t->act[0].closed_done);
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_LOCAL, t->act[0].why);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_PEER_TERM, t->pas.why);
+	/* a second close: no second upcall */
+	t->conn[0]->llp.ops->close(&t->conn[0]->llp, true);
+	s->llp.ops->close(&s->llp, true);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, t->act[0].nclosed);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nclosed);
+	KUNIT_EXPECT_EQ(test, 1, t->act[0].nconn);
+}
+
+static void sess_test_passive_close(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	sess_listen(test, 4);
+	s = sess_establish(test, 0);
+	s->llp.ops->close(&s->llp, true);
+	sess_wait(test, &t->pas.closed_done);
+	sess_wait(test, &t->act[0].closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_LOCAL, t->pas.why);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_PEER_TERM, t->act[0].why);
+}
+
+/* §6.3: the ULP's Reject, its private data for the active ULP. */
+static void sess_test_reject(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	int err;
+
+	sess_listen(test, 4);
+	sess_connect(test, 0, "may I");
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sw_ddp_sctp_lock(s);
+	err = sw_ddp_sctp_reject(s, "no", 2);
+	sw_ddp_sctp_unlock(s);
+	sw_ddp_sctp_put(s);
+	KUNIT_EXPECT_EQ(test, 0, err);
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNREFUSED, t->act[0].status);
+	KUNIT_EXPECT_EQ(test, 2, t->act[0].pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "no", t->act[0].pdata, 2);
+	KUNIT_EXPECT_EQ(test, 0, t->act[0].nclosed);
+}
+
+/* §6.4: past the limit of Initiates waiting for the ULP, a Terminate. */
+static void sess_test_pending_limit(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+
+	sess_listen(test, 1);
+	sess_connect(test, 0, NULL);
+	sess_wait(test, &t->pas.req_done);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.req);
+	sess_connect(test, 1, NULL);
+	sess_wait(test, &t->act[1].conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[1].status);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nreq);
+	/* the first one is still there to be accepted */
+	KUNIT_EXPECT_EQ(test, 0, sess_accept(t->pas.req, &t->pas, NULL));
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, 0, t->act[0].status);
+	/* ... and once it is, the limit has room again */
+	sess_connect(test, 2, NULL);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
+}
+
+/* §5.2.3: an Initiate the ULP is not given is answered by Terminate. */
+static void sess_test_request_refused(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+
+	t->pas.request_ret = -ENOMEM;
+	sess_listen(test, 4);
+	sess_connect(test, 0, NULL);
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[0].status);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nreq);
+}
+
+/* Until the ULP decides, the active side may give up (Terminate). */
+static void sess_test_peer_gives_up(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	sess_listen(test, 4);
+	sess_connect(test, 0, NULL);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	sess_drop(t->conn[0]);		/* a Terminate */
+	t->conn[0] = NULL;
+	msleep(300);
+	sw_ddp_sctp_lock(s);
+	KUNIT_EXPECT_FALSE(test, sw_ddp_sctp_requested(s));
+	KUNIT_EXPECT_EQ(test, -ECONNRESET,
+			sw_ddp_sctp_accept(s, &t->pas, NULL, 0));
+	sw_ddp_sctp_unlock(s);
+	KUNIT_EXPECT_EQ(test, 0, t->act[0].nconn);
+}
+
+/*
+ * Sessions to one peer share an association, one stream pair each, and
+ * a stream id is not reused at once when its session ends (§6.6).
+ */
+static void sess_test_shared(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	u16 sid0;
+	int i;
+
+	sess_listen(test, 4);
+	sess_establish(test, 0);
+	sess_establish(test, 1);
+	KUNIT_EXPECT_PTR_EQ(test, t->conn[0]->assoc, t->conn[1]->assoc);
+	KUNIT_EXPECT_NE(test, t->conn[0]->sid, t->conn[1]->sid);
+	sid0 = t->conn[0]->sid;
+
+	t->conn[0]->llp.ops->close(&t->conn[0]->llp, false);
+	sess_wait(test, &t->act[0].closed_done);
+	for (i = 0; i < 50; i++) {	/* both Terminates, all acked */
+		msleep(20);
+		s = t->conn[0];
+		sw_ddp_sctp_lock(s);
+		if (!s->has_sid)
+			i = 100;
+		sw_ddp_sctp_unlock(s);
+	}
+	KUNIT_EXPECT_GE(test, i, 100);
+	sess_establish(test, 2);
+	KUNIT_EXPECT_PTR_EQ(test, t->conn[1]->assoc, t->conn[2]->assoc);
+	KUNIT_EXPECT_NE(test, sid0, t->conn[2]->sid);
+	KUNIT_EXPECT_NE(test, t->conn[1]->sid, t->conn[2]->sid);
+}
+
+/* The hand-driven peer: a kernel SCTP socket, stream and PPID per message */
+
+static int raw_setopt(struct socket *sock, int opt, const void *val,
+		      unsigned int len)
+{
+	return sock->ops->setsockopt(sock, SOL_SCTP, opt,
+				     KERNEL_SOCKPTR((void *)val), len);
+}
+
+static struct socket *raw_socket(struct kunit *test, bool ddp)
+{
+	static const struct sctp_setadaptation adapt = {
+		.ssb_adaptation_ind = SCTP_DDP_ADAPT_IND_DDP,
+	};
+	static const struct sctp_initmsg init = {
+		.sinit_num_ostreams = RAW_STREAMS,
+		.sinit_max_instreams = RAW_STREAMS,
+	};
+	static const struct sctp_event_subscribe none = {};
+	static const int on = 1;
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, 0, sock_create_kern(&init_net, AF_INET,
+						  SOCK_STREAM, IPPROTO_SCTP,
+						  &sock));
+	if ((ddp && raw_setopt(sock, SCTP_ADAPTATION_LAYER, &adapt,
+			       sizeof(adapt))) ||
+	    raw_setopt(sock, SCTP_INITMSG, &init, sizeof(init)) ||
+	    raw_setopt(sock, SCTP_EVENTS, &none, sizeof(none)) ||
+	    raw_setopt(sock, SCTP_RECVRCVINFO, &on, sizeof(on))) {
+		sock_release(sock);
+		KUNIT_FAIL_AND_ABORT(test, "SCTP socket options");
+	}
+	sock->sk->sk_rcvtimeo = SESS_WAIT;
+	return sock;
+}
+
+/* An association to our listener, from a peer that is DDP or not. */
+static void raw_connect(struct kunit *test, bool ddp)
+{
+	struct sess_test *t = test->priv;
+
+	t->raw = raw_socket(test, ddp);
+	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
+						(struct sockaddr *)&t->laddr,
+						sizeof(t->laddr), 0));
+}
+
+static int raw_send(struct socket *sock, u16 sid, u32 ppid, const void *buf,
+		    u32 len)
+{
+	union {
+		struct cmsghdr h;
+		u8 buf[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
+	} cm = {};
+	struct sctp_sndinfo *info = (void *)(cm.buf + sizeof(cm.h));
+	struct msghdr msg = { .msg_control = &cm,
+			      .msg_controllen = sizeof(cm) };
+	struct kvec v = { .iov_base = (void *)buf, .iov_len = len };
+
+	cm.h.cmsg_level = IPPROTO_SCTP;
+	cm.h.cmsg_type = SCTP_SNDINFO;
+	cm.h.cmsg_len = CMSG_LEN(sizeof(*info));
+	info->snd_sid = sid;
+	info->snd_flags = SCTP_UNORDERED;
+	info->snd_ppid = (__force u32)cpu_to_be32(ppid);
+	return kernel_sendmsg(sock, &msg, &v, 1, len);
+}
+
+static void raw_ctrl(struct kunit *test, struct socket *sock, u16 sid,
+		     u16 ssn, enum sctp_ddp_func func, u16 pdata_len)
+{
+	static const u8 pdata[SCTP_DDP_PDATA_MAX + 1];
+	struct sctp_ddp_session_ctrl h = {
+		.ssn = cpu_to_be16(ssn), .func = cpu_to_be16(func),
+	};
+	u8 buf[sizeof(h) + sizeof(pdata)];
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), pdata, pdata_len);
+	KUNIT_ASSERT_EQ(test, (int)(sizeof(h) + pdata_len),
+			raw_send(sock, sid, SCTP_DDP_PPID_SESSION_CTRL, buf,
+				 sizeof(h) + pdata_len));
+}
+
+/* The next message, its stream and PPID; -EAGAIN after SESS_WAIT. */
+static int raw_recv(struct socket *sock, u16 *sid, u32 *ppid, u8 *buf,
+		    u32 size)
+{
+	union {
+		struct cmsghdr h;
+		u8 buf[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
+	} cm = {};
+	struct msghdr msg = { .msg_control = &cm,
+			      .msg_controllen = sizeof(cm) };
+	struct kvec v = { .iov_base = buf, .iov_len = size };
+	struct sctp_rcvinfo info;
+	int n;
+
+	n = kernel_recvmsg(sock, &msg, &v, 1, size, 0);
+	if (n <= 0)
+		return n;
+	memcpy(&info, cm.buf + sizeof(cm.h), sizeof(info));
+	*sid = info.rcv_sid;
+	*ppid = be32_to_cpu((__force __be32)info.rcv_ppid);
+	return n;
+}
+
+/* Our next chunk to the raw peer is this control message. */
+static void raw_expect(struct kunit *test, struct socket *sock, u16 sid,
+		       u16 ssn, enum sctp_ddp_func func)
+{
+	struct sctp_ddp_session_ctrl h;
+	u8 buf[64];
+	u32 ppid = 0;
+	u16 rsid = 0;
+	int n;
+
+	n = raw_recv(sock, &rsid, &ppid, buf, sizeof(buf));
+	KUNIT_ASSERT_GE_MSG(test, n, (int)sizeof(h), "no chunk (%d)", n);
+	memcpy(&h, buf, sizeof(h));
+	KUNIT_EXPECT_EQ(test, (u32)SCTP_DDP_PPID_SESSION_CTRL, ppid);
+	KUNIT_EXPECT_EQ(test, sid, rsid);
+	KUNIT_EXPECT_EQ(test, ssn, be16_to_cpu(h.ssn));
+	KUNIT_EXPECT_EQ(test, (u16)func, be16_to_cpu(h.func));
+}
+
+/* The raw peer's Initiate on stream 3, accepted: RDMA mode. */
+static struct sw_ddp_sctp_session *raw_establish(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	raw_ctrl(test, t->raw, 3, 0, SCTP_DDP_FUNC_INITIATE, 0);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	raw_expect(test, t->raw, 3, 0, SCTP_DDP_FUNC_ACCEPT);
+	return s;
+}
+
+/* A chunk that no legal sequence allows in RDMA mode. */
+struct sess_bad_chunk {
+	const char *what;
+	u32 ppid;
+	u16 ssn;
+	u16 func;		/* PPID 17 */
+	u16 pdata_len;
+	u32 len;		/* PPID 16: the whole chunk */
+};
+
+static const struct sess_bad_chunk sess_bad_chunks[] = {
+	{ "second Initiate (§6.2)", 17, 1, SCTP_DDP_FUNC_INITIATE, 0 },
+	{ "Accept to the passive side", 17, 1, SCTP_DDP_FUNC_ACCEPT, 0 },
+	{ "Reject after Accept", 17, 1, SCTP_DDP_FUNC_REJECT, 0 },
+	{ "unknown function code (§5.2.3)", 17, 1, 5, 0 },
+	{ "Terminate with private data", 17, 1, SCTP_DDP_FUNC_TERMINATE, 4 },
+	{ "private data > 512 (§5.2.3)", 17, 1, SCTP_DDP_FUNC_REJECT, 513 },
+	{ "DDP-SSN replayed (§10)", 17, 0, SCTP_DDP_FUNC_INITIATE, 0 },
+	{ "DDP-SSN beyond the window (§10)", 16, 40000, 0, 0, 20 },
+	{ "PPID neither 16 nor 17 (§5.2)", 99, 1, 0, 0, 20 },
+	{ "segment chunk without a segment", 16, 1, 0, 0, 2 },
+};
+
+static void sess_send_bad(struct kunit *test, const struct sess_bad_chunk *b)
+{
+	struct sess_test *t = test->priv;
+	u8 buf[64] = {};
+
+	if (b->ppid == SCTP_DDP_PPID_SESSION_CTRL) {
+		raw_ctrl(test, t->raw, 3, b->ssn, b->func, b->pdata_len);
+		return;
+	}
+	buf[0] = b->ssn >> 8;
+	buf[1] = b->ssn & 0xff;
+	KUNIT_ASSERT_EQ(test, (int)b->len,
+			raw_send(t->raw, 3, b->ppid, buf, b->len));
+}
+
+/* §6.1: each ends the session with our Terminate; the owner hears once. */
+static void sess_test_illegal(struct kunit *test)
+{
+	const struct sess_bad_chunk *b = test->param_value;
+	struct sess_test *t = test->priv;
+
+	raw_establish(test);
+	sess_send_bad(test, b);
+	raw_expect(test, t->raw, 3, 1, SCTP_DDP_FUNC_TERMINATE);
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_FAILED, t->pas.why);
+	/* the peer's own Terminate then changes nothing */
+	raw_ctrl(test, t->raw, 3, 2, SCTP_DDP_FUNC_TERMINATE, 0);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nclosed);
+}
+
+static void sess_bad_desc(const struct sess_bad_chunk *b, char *desc)
+{
+	strscpy(desc, b->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sess_bad, sess_bad_chunks, sess_bad_desc);
+
+/* §6.6: nothing but a Terminate may come before the passive side answers. */
+static void sess_test_segment_before_accept(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	u8 seg[20] = { 0, 1 };
+
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	raw_ctrl(test, t->raw, 2, 0, SCTP_DDP_FUNC_INITIATE, 0);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_ASSERT_EQ(test, (int)sizeof(seg),
+			raw_send(t->raw, 2, SCTP_DDP_PPID_SEGMENT, seg,
+				 sizeof(seg)));
+	raw_expect(test, t->raw, 2, 0, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
+}
+
+/* An Initiate the RFC forbids is answered by Terminate, not the ULP. */
+static void sess_test_bad_initiate(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	raw_ctrl(test, t->raw, 1, 0, SCTP_DDP_FUNC_INITIATE, 513);
+	raw_expect(test, t->raw, 1, 0, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
+	/* a good one on the same stream then starts a session */
+	raw_ctrl(test, t->raw, 1, 0, SCTP_DDP_FUNC_INITIATE, 0);
+	sess_wait(test, &t->pas.req_done);
+}
+
+/* §11.1: an association without the DDP indication is aborted. */
+static void sess_test_no_adaptation(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u32 ppid;
+	u16 sid;
+	u8 buf[8];
+	int n;
+
+	sess_listen(test, 4);
+	t->raw = raw_socket(test, false);
+	/* the ABORT may even beat the wake-up of connect() */
+	n = kernel_connect(t->raw, (struct sockaddr *)&t->laddr,
+			   sizeof(t->laddr), 0);
+	if (!n) {
+		raw_send(t->raw, 0, SCTP_DDP_PPID_SESSION_CTRL, "\0\0\0\1", 4);
+		n = raw_recv(t->raw, &sid, &ppid, buf, sizeof(buf));
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, n == 0 || n == -ECONNRESET ||
+			      n == -ECONNREFUSED || n == -EPIPE, "got %d", n);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
+}
+
+/* §11.3: the association is lost; the session's owner hears, once. */
+static void sess_test_assoc_lost(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+
+	raw_establish(test);
+	sock_no_linger(t->raw->sk);	/* ABORT */
+	sock_release(t->raw);
+	t->raw = NULL;
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_LOST, t->pas.why);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nclosed);
+}
+
+/* The active side against a hand-driven passive peer. */
+static u16 raw_passive(struct kunit *test, unsigned long timeout)
+{
+	struct sess_test *t = test->priv;
+	struct sockaddr_storage ss;
+	u8 buf[64];
+	u32 ppid;
+	u16 sid;
+
+	t->raw_listener = raw_socket(test, true);
+	sess_addr(&ss, 0);
+	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw_listener,
+					     (struct sockaddr *)&ss,
+					     sizeof(struct sockaddr_in)));
+	KUNIT_ASSERT_EQ(test, 0, kernel_listen(t->raw_listener, 1));
+	KUNIT_ASSERT_GE(test, kernel_getsockname(t->raw_listener,
+						 (struct sockaddr *)&t->laddr),
+			0);
+	sess_connect_to(test, 0, t->laddr.sin_port, "hi", timeout);
+	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw_listener, &t->raw, 0));
+	t->raw->sk->sk_rcvtimeo = SESS_WAIT;
+	/* our Initiate, DDP-SSN 0, its private data */
+	KUNIT_ASSERT_EQ(test, 6, raw_recv(t->raw, &sid, &ppid, buf,
+					  sizeof(buf)));
+	KUNIT_EXPECT_EQ(test, (u32)SCTP_DDP_PPID_SESSION_CTRL, ppid);
+	KUNIT_EXPECT_MEMEQ(test, "\0\0\0\1hi", buf, 6);
+	return sid;
+}
+
+/* §6.2: the passive side answers; an Initiate is no answer. */
+static void sess_test_bad_answer(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u16 sid = raw_passive(test, SESS_TIMEOUT);
+
+	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_INITIATE, 0);
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[0].status);
+	raw_expect(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE);
+}
+
+/*
+ * No answer in time: the connect fails, but nothing is sent that could
+ * overtake the Initiate (§6.6); a late Accept gets our Terminate.
+ */
+static void sess_test_late_accept(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u16 sid = raw_passive(test, SESS_SHORT);
+
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, t->act[0].status);
+	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_ACCEPT, 0);
+	raw_expect(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_EQ(test, 1, t->act[0].nconn);
+}
+
+/* The active side's §6.3 and §6.4 answers. */
+static void sess_test_terminate_answer(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u16 sid = raw_passive(test, SESS_TIMEOUT);
+
+	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_TERMINATE, 0);
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[0].status);
+	KUNIT_EXPECT_EQ(test, 0, t->act[0].pdata_len);
+}
+
+static struct kunit_case sctp_session_cases[] = {
+	KUNIT_CASE(sess_test_accept),
+	KUNIT_CASE(sess_test_passive_close),
+	KUNIT_CASE(sess_test_reject),
+	KUNIT_CASE(sess_test_pending_limit),
+	KUNIT_CASE(sess_test_request_refused),
+	KUNIT_CASE(sess_test_peer_gives_up),
+	KUNIT_CASE(sess_test_shared),
+	KUNIT_CASE_PARAM(sess_test_illegal, sess_bad_gen_params),
+	KUNIT_CASE(sess_test_segment_before_accept),
+	KUNIT_CASE(sess_test_bad_initiate),
+	KUNIT_CASE(sess_test_no_adaptation),
+	KUNIT_CASE(sess_test_assoc_lost),
+	KUNIT_CASE(sess_test_bad_answer),
+	KUNIT_CASE(sess_test_late_accept),
+	KUNIT_CASE(sess_test_terminate_answer),
+	{}
+};
+
+static struct kunit_suite sctp_session_suite = {
+	.name = "sw_ddp_sctp_session",
+	.init = sess_test_init,
+	.exit = sess_test_exit,
+	.test_cases = sctp_session_cases,
+};
+
+kunit_test_suites(&sctp_session_suite);
