@@ -3,8 +3,9 @@
  * mal_peer: a hostile iWARP peer on a plain TCP socket.
  *
  * It completes a valid MPA v2 handshake with an rdma_victim listener,
- * sends one crafted segment, and checks that the Terminate which comes
- * back carries the error RFC 5040/5041/5044 require.  One TAP line.
+ * sends one crafted segment (mal_ddp.c's, or an MPA case of its own), and
+ * checks that the Terminate which comes back carries the error RFC
+ * 5040/5041/5044 require.  One TAP line.
  *
  * usage: mal_peer ADDR PORT CASE      (mal_peer --list: the cases)
  *
@@ -20,28 +21,25 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <sw_ddp/ddp.h>
 #include <sw_ddp/mpa.h>
-#include <sw_ddp/rdmap.h>
-#include "victim.h"
+#include "mal_ddp.h"
 
 #define TIMEOUT_MS	5000
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define FRAME_MAX	(70 * 1024)
+#define FRAME_MAX	MAL_SEG_MAX
 
 struct peer {
 	int fd;
 	bool crc;
-	u32 msn;
 	struct victim_info v;
 };
 
 struct mal_case {
 	const char *name;
 	bool want_crc;
-	/* Build the ULPDU; return its length. */
-	u32 (*build)(struct peer *p, u8 *ulpdu);
-	void (*mangle)(struct peer *p, u8 *fpdu, u32 len);
+	/* Build the ULPDU (a DDP Segment); return its length. */
+	u32 (*build)(const struct victim_info *v, u8 *ulpdu);
+	/* Spoil the framed FPDU, if the case is about MPA itself. */
+	void (*mangle)(u8 *fpdu, u32 len);
 	struct sw_ddp_term_err expect;
 };
 
@@ -131,163 +129,18 @@ static u32 fpdu_frame(const struct peer *p, u8 *out, const u8 *ulpdu,
 	return n;
 }
 
-static u32 write_to(u8 *ulpdu, u32 stag, u64 to, u32 len)
-{
-	rdmap_tagged_init((struct ddp_tagged_hdr *)ulpdu, RDMAP_OP_WRITE,
-			  true, stag, to);
-	memset(ulpdu + DDP_TAGGED_HDR_LEN, 0x5a, len);
-	return DDP_TAGGED_HDR_LEN + len;
-}
-
-static u32 send_msg(u8 *ulpdu, u32 msn, u32 mo, u32 len)
-{
-	rdmap_untagged_init((struct ddp_untagged_hdr *)ulpdu, RDMAP_OP_SEND,
-			    true, 0, msn, mo);
-	memset(ulpdu + DDP_UNTAGGED_HDR_LEN, 0x5a, len);
-	return DDP_UNTAGGED_HDR_LEN + len;
-}
-
-static u32 rw_stag(const struct peer *p)
-{
-	return be32toh(p->v.rw_stag);
-}
-
-static u64 rw_addr(const struct peer *p)
-{
-	return be64toh(p->v.rw_addr);
-}
-
-/* RFC 5041 §7.1: an STag naming nothing, and one with the wrong key */
-static u32 b_bad_stag(struct peer *p, u8 *u)
-{
-	return write_to(u, rw_stag(p) + 0x1000, rw_addr(p), 64);
-}
-
-static u32 b_wrong_key(struct peer *p, u8 *u)
-{
-	return write_to(u, rw_stag(p) ^ 0x01, rw_addr(p), 64);
-}
-
-/* RFC 5041 §8.2: STag of another PD (not associated with the stream) */
-static u32 b_other_pd(struct peer *p, u8 *u)
-{
-	return write_to(u, be32toh(p->v.other_stag),
-			be64toh(p->v.other_addr), 64);
-}
-
-/* RFC 5041 §7.1: base and bounds */
-static u32 b_out_of_bounds(struct peer *p, u8 *u)
-{
-	return write_to(u, rw_stag(p),
-			rw_addr(p) + be32toh(p->v.rw_len) - 16, 64);
-}
-
-static u32 b_below_base(struct peer *p, u8 *u)
-{
-	return write_to(u, rw_stag(p), rw_addr(p) - 8, 64);
-}
-
-static u32 b_to_wrap(struct peer *p, u8 *u)
-{
-	return write_to(u, rw_stag(p), ~0ULL - 8, 64);
-}
-
-/* RFC 5040: RDMA Write to an STag without remote write access */
-static u32 b_write_read_only(struct peer *p, u8 *u)
-{
-	return write_to(u, be32toh(p->v.ro_stag), be64toh(p->v.ro_addr), 64);
-}
-
-/* RFC 5041 §7.1 untagged: bad QN, MSN with no buffer, MO, too long */
-static u32 b_bad_qn(struct peer *p, u8 *u)
-{
-	u32 n = send_msg(u, 1, 0, 16);
-
-	((struct ddp_untagged_hdr *)u)->qn = cpu_to_be32(5);
-	return n;
-}
-
-static u32 b_far_msn(struct peer *p, u8 *u)
-{
-	return send_msg(u, 1000, 0, 16);
-}
-
-/* MSN 0 is behind the first buffer's MSN 1 (RFC 5041 §4.3: MSNs start at 1) */
-static u32 b_old_msn(struct peer *p, u8 *u)
-{
-	return send_msg(u, 0, 0, 16);
-}
-
-static u32 b_bad_mo(struct peer *p, u8 *u)
-{
-	return send_msg(u, 1, be32toh(p->v.recv_len) + 64, 16);
-}
-
-static u32 b_too_long(struct peer *p, u8 *u)
-{
-	return send_msg(u, 1, 0, be32toh(p->v.recv_len) + 1);
-}
-
-/* RFC 5040 §4.1: an opcode that does not exist, an RDMAP version 2 */
-static u32 b_bad_opcode(struct peer *p, u8 *u)
-{
-	u32 n = send_msg(u, 1, 0, 16);
-
-	((struct ddp_untagged_hdr *)u)->rsvdulp0 = rdmap_ctrl_make(0xb);
-	return n;
-}
-
-static u32 b_bad_rdmap_version(struct peer *p, u8 *u)
-{
-	u32 n = send_msg(u, 1, 0, 16);
-
-	((struct ddp_untagged_hdr *)u)->rsvdulp0 =
-		(2 << 6) | RDMAP_OP_SEND;
-	return n;
-}
-
-/* RFC 5041 §4.1: DDP version must be 1 */
-static u32 b_bad_ddp_version(struct peer *p, u8 *u)
-{
-	u32 n = write_to(u, rw_stag(p), rw_addr(p), 64);
-
-	u[0] = (u[0] & ~DDP_CTRL_DV_MASK) | 2;
-	return n;
-}
-
-/* A good Write: its header passes, so only the CRC can catch the flip. */
-static u32 b_good_write(struct peer *p, u8 *u)
-{
-	return write_to(u, rw_stag(p), rw_addr(p), 64);
-}
-
-/* RFC 5044 "CRC Calculation": one payload bit flipped after the CRC */
-static void m_flip_bit(struct peer *p, u8 *fpdu, u32 len)
+/*
+ * RFC 5044 "CRC Calculation": one payload bit of a good Write (its header
+ * passes, so only the CRC can catch the flip) flipped after the CRC.
+ */
+static void m_flip_bit(u8 *fpdu, u32 len)
 {
 	fpdu[MPA_ULPDU_LEN_SIZE + DDP_TAGGED_HDR_LEN + 3] ^= 0x08;
 }
 
-static const struct mal_case cases[] = {
-	{ "bad-stag", false, b_bad_stag, NULL, DDP_ERR_T_INVALID_STAG },
-	{ "wrong-key", false, b_wrong_key, NULL, DDP_ERR_T_INVALID_STAG },
-	{ "other-pd", false, b_other_pd, NULL, DDP_ERR_T_STAG_NOT_ASSOC },
-	{ "out-of-bounds", false, b_out_of_bounds, NULL,
-	  DDP_ERR_T_BASE_BOUNDS },
-	{ "below-base", false, b_below_base, NULL, DDP_ERR_T_BASE_BOUNDS },
-	{ "to-wrap", false, b_to_wrap, NULL, DDP_ERR_T_TO_WRAP },
-	{ "write-read-only", false, b_write_read_only, NULL,
-	  RDMAP_ERR_PROT_ACCESS },
-	{ "bad-qn", false, b_bad_qn, NULL, DDP_ERR_UT_INVALID_QN },
-	{ "far-msn", false, b_far_msn, NULL, DDP_ERR_UT_MSN_NO_BUF },
-	{ "old-msn", false, b_old_msn, NULL, DDP_ERR_UT_MSN_RANGE },
-	{ "bad-mo", false, b_bad_mo, NULL, DDP_ERR_UT_INVALID_MO },
-	{ "too-long", false, b_too_long, NULL, DDP_ERR_UT_TOO_LONG },
-	{ "bad-opcode", false, b_bad_opcode, NULL, RDMAP_ERR_OP_OPCODE },
-	{ "bad-rdmap-version", false, b_bad_rdmap_version, NULL,
-	  RDMAP_ERR_OP_VERSION },
-	{ "bad-ddp-version", false, b_bad_ddp_version, NULL,
-	  DDP_ERR_T_VERSION },
-	{ "bad-crc", true, b_good_write, m_flip_bit, MPA_ERR_CRC },
+/* The MPA cases; the DDP/RDMAP ones (mal_ddp.c) come first. */
+static const struct mal_case mpa_cases[] = {
+	{ "bad-crc", true, mal_good_write, m_flip_bit, MPA_ERR_CRC },
 };
 
 /* Read FPDUs until a Terminate; return its error. */
@@ -336,7 +189,7 @@ static int run(const struct mal_case *c, const char *addr, const char *port)
 {
 	static u8 ulpdu[FRAME_MAX], fpdu[FRAME_MAX + 16];
 	struct sw_ddp_term_err got;
-	struct peer p = { .msn = 1 };
+	struct peer p = {};
 	u32 len;
 	int rc;
 
@@ -345,9 +198,9 @@ static int run(const struct mal_case *c, const char *addr, const char *port)
 		printf("not ok - %s: MPA handshake failed\n", c->name);
 		return 1;
 	}
-	len = fpdu_frame(&p, fpdu, ulpdu, c->build(&p, ulpdu));
+	len = fpdu_frame(&p, fpdu, ulpdu, c->build(&p.v, ulpdu));
 	if (c->mangle)
-		c->mangle(&p, fpdu, len);
+		c->mangle(fpdu, len);
 	rc = write_full(p.fd, fpdu, len);
 	if (!rc)
 		rc = read_terminate(&p, &got);
@@ -368,22 +221,40 @@ static int run(const struct mal_case *c, const char *addr, const char *port)
 	return 0;
 }
 
+/* Case @i of all: the DDP/RDMAP ones, then the MPA ones. */
+static bool case_at(unsigned int i, struct mal_case *c)
+{
+	if (i < mal_seg_ncases) {
+		const struct mal_seg_case *s = &mal_seg_cases[i];
+
+		*c = (struct mal_case){ s->name, false, s->build, NULL,
+					s->expect };
+		return true;
+	}
+	i -= mal_seg_ncases;
+	if (i >= ARRAY_SIZE(mpa_cases))
+		return false;
+	*c = mpa_cases[i];
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	size_t i;
+	struct mal_case c;
+	unsigned int i;
 
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		for (i = 0; i < ARRAY_SIZE(cases); i++)
-			printf("%s\n", cases[i].name);
+		for (i = 0; case_at(i, &c); i++)
+			printf("%s\n", c.name);
 		return 0;
 	}
 	if (argc != 4) {
 		fprintf(stderr, "usage: %s ADDR PORT CASE | --list\n", argv[0]);
 		return 2;
 	}
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		if (!strcmp(cases[i].name, argv[3]))
-			return run(&cases[i], argv[1], argv[2]);
+	for (i = 0; case_at(i, &c); i++)
+		if (!strcmp(c.name, argv[3]))
+			return run(&c, argv[1], argv[2]);
 	fprintf(stderr, "mal_peer: no case %s\n", argv[3]);
 	return 2;
 }

@@ -7,11 +7,14 @@
  * mapping whose every other byte is a guard, tells the peer the STags in
  * its accept private data, and once the connection ends reports the QP's
  * state, whether an async error event came, and whether every byte it
- * did not expose for writing is still intact.
+ * did not expose for writing is still intact.  A peer whose private data
+ * is a short printable string (mal_peer_sctp: the case's name) sees it
+ * as a tag on that connection's lines: "victim: conn N [TAG]: ...".
  *
  * usage: rdma_victim ADDR PORT CONNECTIONS
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,13 +33,14 @@
 #define REGION		4096
 #define NRECV		4
 #define RECV_LEN	1024
-#define WAIT_MS		15000
+#define WAIT_MS		60000	/* for a connection's end */
 
 /* Layout: guard | rw | guard | ro | guard | other | guard | recv | guard */
 enum { RW = 1, RO = 3, OTHER = 5, RECV = 7, NREGIONS = 9 };
 
 struct conn {
 	struct rdma_cm_id *id;
+	char name[80];		/* "conn N" or "conn N [TAG]" */
 	struct ibv_pd *pd, *pd2;
 	struct ibv_cq *cq;
 	struct ibv_mr *rw, *ro, *other, *recv;
@@ -48,6 +52,12 @@ static unsigned char *region(struct conn *c, int n)
 	return c->mem + n * REGION;
 }
 
+/*
+ * A connection request that came while another connection was served,
+ * not yet acknowledged: the next one to serve.
+ */
+static struct rdma_cm_event *next_request;
+
 static struct rdma_cm_event *wait_event(struct rdma_event_channel *ch,
 					int timeout_ms)
 {
@@ -57,6 +67,15 @@ static struct rdma_cm_event *wait_event(struct rdma_event_channel *ch,
 	if (poll(&pfd, 1, timeout_ms) <= 0 || rdma_get_cm_event(ch, &ev))
 		return NULL;
 	return ev;
+}
+
+/* The next request to serve, or another event of the listener's. */
+static struct rdma_cm_event *wait_request(struct rdma_event_channel *ch)
+{
+	struct rdma_cm_event *ev = next_request;
+
+	next_request = NULL;
+	return ev ?: wait_event(ch, 60000);
 }
 
 static int setup(struct conn *c)
@@ -165,15 +184,15 @@ static const char *async_error(struct conn *c)
 	return what;
 }
 
-static void report(struct conn *c, int n)
+static void report(struct conn *c)
 {
 	struct ibv_qp_attr attr = {};
 	struct ibv_qp_init_attr init;
 	long bad = first_damage(c);
 
 	ibv_query_qp(c->id->qp, &attr, IBV_QP_STATE, &init);
-	printf("victim: conn %d: qp_state %s async %s guards %s",
-	       n, attr.qp_state == IBV_QPS_ERR ? "ERR" : "not-ERR",
+	printf("victim: %s: qp_state %s async %s guards %s",
+	       c->name, attr.qp_state == IBV_QPS_ERR ? "ERR" : "not-ERR",
 	       async_error(c), bad < 0 ? "intact" : "DAMAGED");
 	if (bad >= 0)
 		printf(" at %ld", bad);
@@ -204,26 +223,54 @@ static void teardown(struct conn *c)
 	rdma_destroy_id(c->id);
 }
 
-/* Serve one connection from its CONNECT_REQUEST to its end. */
-static void serve(struct rdma_event_channel *ch, struct rdma_cm_id *id, int n)
+/* "conn N", and " [TAG]" if the private data is a printable string. */
+static void conn_name(struct conn *c, int n, const struct rdma_cm_event *ev)
 {
-	struct conn c = { .id = id };
+	const char *pd = ev->param.conn.private_data;
+	int len = ev->param.conn.private_data_len, i;
+	char tag[64];
+
+	for (i = 0; i < len && i < (int)sizeof(tag) - 1 && pd[i]; i++) {
+		if (!isgraph((unsigned char)pd[i]))
+			break;
+		tag[i] = pd[i];
+	}
+	tag[i] = 0;
+	if (i && (i == len || !pd[i]))
+		snprintf(c->name, sizeof(c->name), "conn %d [%s]", n, tag);
+	else
+		snprintf(c->name, sizeof(c->name), "conn %d", n);
+}
+
+/* Serve one connection from its CONNECT_REQUEST to its end. */
+static void serve(struct rdma_event_channel *ch, struct conn *c0)
+{
+	struct conn c = *c0;
 	struct rdma_cm_event *ev;
 	bool up = true;
 
 	if (setup(&c) || accept_conn(&c)) {
-		printf("victim: conn %d: setup failed: %s\n", n,
+		printf("victim: %s: setup failed: %s\n", c.name,
 		       strerror(errno));
-		rdma_reject(id, NULL, 0);
+		fflush(stdout);
+		rdma_reject(c.id, NULL, 0);
 		teardown(&c);
 		return;
 	}
 	while (up && (ev = wait_event(ch, WAIT_MS))) {
-		up = ev->event != RDMA_CM_EVENT_DISCONNECTED &&
-		     ev->event != RDMA_CM_EVENT_CONNECT_ERROR;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST &&
+		    !next_request) {
+			next_request = ev;	/* served next */
+			continue;
+		}
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			rdma_reject(ev->id, NULL, 0);
+		up = ev->id != c.id ||
+		     (ev->event != RDMA_CM_EVENT_DISCONNECTED &&
+		      ev->event != RDMA_CM_EVENT_CONNECT_ERROR);
 		rdma_ack_cm_event(ev);
 	}
-	report(&c, n);
+	report(&c);
 	teardown(&c);
 }
 
@@ -253,14 +300,17 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	for (n = 0; n < conns; n++) {
-		ev = wait_event(ch, 60000);
+		ev = wait_request(ch);
 		if (!ev)
 			break;
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-			struct rdma_cm_id *id = ev->id;
+			struct conn c = { .id = ev->id };
 
+			conn_name(&c, n, ev);
+			printf("victim: %s: request, %u octets of private data\n",
+			       c.name, ev->param.conn.private_data_len);
 			rdma_ack_cm_event(ev);
-			serve(ch, id, n);
+			serve(ch, &c);
 		} else {
 			rdma_ack_cm_event(ev);
 			n--;

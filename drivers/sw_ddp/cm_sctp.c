@@ -105,6 +105,14 @@ static int sctp_cm_request(struct sw_ddp_sctp_listener *l,
 	};
 	int err;
 
+	/*
+	 * iw_cm carries at most 255 octets of private data (a u8 length);
+	 * §5.2.3 allows 512 and says what is reported must be available to
+	 * the ULP whole: an Initiate with more is not forwarded, so it is
+	 * answered with a Terminate.
+	 */
+	if (s->pdata_len > U8_MAX)
+		return -EMSGSIZE;
 	sw_ddp_sctp_get(s);	/* iw_cm's, until accept or reject */
 	err = lid->event_handler(lid, &ev);
 	if (err)

@@ -169,7 +169,20 @@ sctp_rmmod_live() {
 	return $rc
 }
 
-sctp_tests() {
+MAL_SCTP_PORT=7472
+
+# rdma_victim has reported on N connections.
+mal_sctp_reported() {
+	[ "$(grep -c '^victim: conn [0-9]*[^:]*: [qs]' "$TMPDIR/server.log")" \
+		-ge "$1" ]
+}
+
+# The hostile SCTP peer (tools/mal_peer_sctp): each case on an association
+# of its own, checked on the wire by the tool; then how each case left its
+# victim connection (some never reach rdma_victim), and another QP's data.
+# The victim may serve a connection for each case, so that one wrongly
+# accepted does not leave the cases after it without a victim.
+mal_sctp_tests() {
 	local peer=$top/tools/bin/mal_peer_sctp cases c
 	cases=$("$peer" --list)
 	SERVE_TIMEOUT=900 serve h1 "$top/tools/bin/rdma_victim" 192.0.2.1 \
@@ -200,6 +213,7 @@ sctp_tests() {
 	t "rping -v over sw_ddp_sctp, captured on vb" sctp_capture
 	t "SCTP peer without DDP adaptation aborted, DDP peer still served" \
 		sctp_no_ddp_peer
+	mal_sctp_tests
 	t "association lost under rping: both ends fail fast" sctp_assoc_loss
 	t "SCTP on the wire: PPIDs 16 and 17, U=1, DDP adaptation indication" \
 		sctp_wire
