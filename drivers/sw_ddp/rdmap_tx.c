@@ -17,7 +17,7 @@
 static bool zcopy_tx = true;
 module_param(zcopy_tx, bool, 0644);
 MODULE_PARM_DESC(zcopy_tx,
-		 "send Read Responses and unsignalled WRs of a page or more by page reference (default on)");
+		 "send Read Responses by page reference, not copied (default on)");
 
 /* RFC 5040 "Terminate Header": the error and the headers that caused it */
 static void rdmap_tx_terminate(struct sw_ddp_stream *s)
@@ -114,13 +114,10 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 		m.msn = s->msn_tx[RDMAP_QN_SEND]++;
 	}
 	/*
-	 * Zero copy only where no completion of this WR says "the buffer is
-	 * yours again" while the LLP may still read it: an unsignalled WR,
-	 * as siw decides, of a page or more.  A signalled one is copied, so
-	 * its completion means what verbs says it means.
+	 * Always copied: this WR's completion (or a later one's) tells the
+	 * consumer it may reuse the buffer, and TCP may still have to
+	 * retransmit from it.  Zero copy here needs completion on ACK.
 	 */
-	m.zcopy = zcopy_tx && !m.inline_data &&
-		  !(sqe->flags & SIW_WQE_SIGNALLED) && m.len >= PAGE_SIZE;
 	err = ddp_tx_message(s, &m);
 	sw_ddp_mem_put_sgl(mr, m.num_sge);
 	*bytes = m.len;
