@@ -41,6 +41,17 @@ perf_pair() {
 	served
 }
 
+# integrity_pair SERVER_ADDR: tools/rdma_integrity, server on h1, client
+# on h2: 20 rounds, each 2.2 MB of Writes, read back, and 200 KB of Sends,
+# every byte checked (20 to 45 s on the debug kernel under TCG).
+integrity_pair() {
+	serve h1 "$top/tools/bin/rdma_integrity" -s "$1" 7472
+	ip netns exec h2 timeout 120 "$top/tools/bin/rdma_integrity" \
+		-c "$1" 7472 -n 20 ||
+		{ kill "$server"; served; return 1; }
+	served
+}
+
 # N rping clients in turn against one persistent server (about 2.5 s a
 # connection on the debug kernel under TCG).
 connect_soak() {
@@ -82,6 +93,8 @@ tcp_tests() {
 	for tool in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat; do
 		t "$tool -R over sw_ddp" perf_pair "$tool" d1 d2
 	done
+	t "data integrity (Writes, Reads, Sends), sw_ddp<->sw_ddp" \
+		integrity_pair 192.0.2.1
 	# IPv6: rping above.  Debian 12's perftest (4.5-0.17) resolves an -R
 	# server address as IPv4 only ("Address family for hostname not
 	# supported"), --ipv6 or not.
@@ -94,6 +107,7 @@ tcp_tests() {
 	insmod "$SIW_KO"
 	in_h2 rdma link add s2 type siw netdev vb
 	t "rping -v: sw_ddp server, siw client" rping_pair 192.0.2.1
+	t "data integrity: sw_ddp server, siw client" integrity_pair 192.0.2.1
 	for tool in ib_write_bw ib_read_bw ib_send_bw; do
 		t "$tool -R: sw_ddp server, siw client" perf_pair "$tool" d1 s2
 	done
@@ -102,6 +116,7 @@ tcp_tests() {
 	in_h1 rdma link add s1 type siw netdev va
 	in_h2 rdma link add d2 type sw_ddp netdev vb
 	t "rping -v: siw server, sw_ddp client" rping_pair 192.0.2.1
+	t "data integrity: siw server, sw_ddp client" integrity_pair 192.0.2.1
 	p2p 1
 	t "rping -v: siw server, sw_ddp client, peer-to-peer" \
 		rping_pair 192.0.2.1
