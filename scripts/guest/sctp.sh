@@ -207,7 +207,7 @@ sctp_tests() {
 	sctp_devices
 	t "rping -v over sw_ddp_sctp, IPv4" rping_pair 192.0.2.1
 	t "rping -v over sw_ddp_sctp, IPv6" rping_pair 2001:db8::1
-	for tool in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+	for tool in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat; do
 		t "$tool -R over sw_ddp_sctp" perf_pair "$tool" d1 d2
 	done
 	t "rping -v over sw_ddp_sctp, captured on vb" sctp_capture
