@@ -154,6 +154,8 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 		if (err)
 			return err;
 		off += n;
+		/* a 1 MiB message in tiny segments (MSS shrunk): yield */
+		cond_resched();
 	} while (!last);
 	return 0;
 }
