@@ -2,8 +2,9 @@
 /*
  * rdma_integrity: check, byte for byte, that data sent over an RC QP
  * arrives as it left, on the paths an iWARP provider may send by
- * reference (zero copy): unsignalled RDMA Writes and Sends of a page or
- * more, and Read Responses.
+ * reference (zero copy): Read Responses (sw_ddp, siw), and unsignalled
+ * RDMA Writes and Sends of a page or more (siw; sw_ddp copies those, as
+ * their buffers may be reused while TCP can still retransmit).
  *
  * Each round has its own pseudo-random pattern, a function of the round
  * and of the byte's offset, so either side can compute what any byte
