@@ -41,34 +41,41 @@ static void rdmap_tx_terminate(struct sw_ddp_stream *s)
 	ddp_tx_message(s, &m);
 }
 
-/* RFC 5040 §4.5: answer the oldest Read Request. */
+/*
+ * RFC 5040 §4.5: answer the oldest Read Request.  Its IRD slot is freed
+ * before the response goes out: once the last segment reaches the peer
+ * it may send the next Read Request at once (its ORD slot is free),
+ * possibly before this work item runs again.  The entry, and its
+ * reference on the Data Source, are ours while we send.
+ */
 static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 {
-	struct sw_ddp_read *rd = NULL;
 	struct sw_ddp_tx_msg m = { .op = RDMAP_OP_READ_RESP };
+	struct sw_ddp_read rd;
+	bool found = false;
 	int err;
 
 	spin_lock_bh(&s->lock);
-	if (s->ird_put != s->ird_get)
-		rd = &s->ird_q[s->ird_get % s->ird];
+	if (s->ird_put != s->ird_get) {
+		rd = s->ird_q[s->ird_get % s->ird];
+		s->ird_get++;
+		found = true;
+	}
 	spin_unlock_bh(&s->lock);
-	if (!rd)
+	if (!found)
 		return false;
 
-	m.stag = rd->req.sink_stag;
-	m.to = rd->req.sink_to;
-	m.len = rd->req.size;
-	m.src_mr = rd->mr;
-	m.src_stag = rd->req.src_stag;
-	m.src_to = rd->req.src_to;
+	m.stag = rd.req.sink_stag;
+	m.to = rd.req.sink_to;
+	m.len = rd.req.size;
+	m.src_mr = rd.mr;
+	m.src_stag = rd.req.src_stag;
+	m.src_to = rd.req.src_to;
 	/* No completion here: the responder's memory as it is when sent. */
 	m.zcopy = zcopy_tx;
 	err = ddp_tx_message(s, &m);
-	if (rd->mr)
-		sw_ddp_mem_put(rd->mr);
-	spin_lock_bh(&s->lock);
-	s->ird_get++;
-	spin_unlock_bh(&s->lock);
+	if (rd.mr)
+		sw_ddp_mem_put(rd.mr);
 	if (err)
 		sw_ddp_stream_fail(s, RDMAP_ERR_PROT_ACCESS, true);
 	return true;
