@@ -23,6 +23,7 @@
 #include "cm.h"
 #include "mem.h"
 #include "qp.h"
+#include "stream.h"
 
 static LIST_HEAD(sw_ddp_devices);
 static DEFINE_MUTEX(sw_ddp_devices_lock);
@@ -330,9 +331,13 @@ static int __init sw_ddp_init(void)
 	if (!sw_ddp_wq)
 		return -ENOMEM;
 
-	err = sw_ddp_cm_init();
+	err = sw_ddp_stream_init();
 	if (err)
 		goto err_wq;
+
+	err = sw_ddp_cm_init();
+	if (err)
+		goto err_stream;
 
 	err = register_netdevice_notifier(&sw_ddp_netdev_nb);
 	if (err)
@@ -345,6 +350,8 @@ static int __init sw_ddp_init(void)
 
 err_cm:
 	sw_ddp_cm_exit();
+err_stream:
+	sw_ddp_stream_exit();
 err_wq:
 	destroy_workqueue(sw_ddp_wq);
 	return err;
@@ -360,6 +367,7 @@ static void __exit sw_ddp_exit(void)
 	flush_workqueue(sw_ddp_wq);
 	sw_ddp_unregister_all();
 	sw_ddp_cm_exit();	/* after the devices: their cm_ids are gone */
+	sw_ddp_stream_exit();	/* no stream is left to kick */
 	destroy_workqueue(sw_ddp_wq);
 }
 

@@ -91,9 +91,27 @@ void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_destroy);
 
+/*
+ * The transmit engine's workqueue: per CPU and high priority, so a kick
+ * runs on the CPU that posted (or received the Read Request), and before
+ * a consumer busy-polling its CQ there gets the CPU back.
+ */
+static struct workqueue_struct *sw_ddp_tx_wq;
+
+int sw_ddp_stream_init(void)
+{
+	sw_ddp_tx_wq = alloc_workqueue("sw_ddp_tx", WQ_HIGHPRI, 0);
+	return sw_ddp_tx_wq ? 0 : -ENOMEM;
+}
+
+void sw_ddp_stream_exit(void)
+{
+	destroy_workqueue(sw_ddp_tx_wq);
+}
+
 void sw_ddp_stream_kick(struct sw_ddp_stream *s)
 {
-	queue_work(system_unbound_wq, &s->tx_work);
+	queue_work(sw_ddp_tx_wq, &s->tx_work);
 }
 
 /* ib_post_send() and libsiw's doorbell: wake the engine, if connected. */

@@ -112,6 +112,8 @@ void sw_ddp_stream_stop(struct sw_ddp_qp *qp);
 extern const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops;
 
 /* Something to send: new SQEs, a Read to answer, a Terminate. */
+int sw_ddp_stream_init(void);
+void sw_ddp_stream_exit(void);
 void sw_ddp_stream_kick(struct sw_ddp_stream *s);
 
 /* A WQE's SGEs as struct ib_sge; returns their total length. */
