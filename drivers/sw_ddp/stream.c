@@ -92,15 +92,15 @@ void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_destroy);
 
 /*
- * The transmit engine's workqueue: per CPU and high priority, so a kick
- * runs on the CPU that posted (or received the Read Request), and before
- * a consumer busy-polling its CQ there gets the CPU back.
+ * The transmit engine's workqueue: high priority, so a kick runs before a
+ * consumer busy-polling its CQ gets the CPU back; unbound, so an idle CPU
+ * takes it when there is one.
  */
 static struct workqueue_struct *sw_ddp_tx_wq;
 
 int sw_ddp_stream_init(void)
 {
-	sw_ddp_tx_wq = alloc_workqueue("sw_ddp_tx", WQ_HIGHPRI, 0);
+	sw_ddp_tx_wq = alloc_workqueue("sw_ddp_tx", WQ_UNBOUND | WQ_HIGHPRI, 0);
 	return sw_ddp_tx_wq ? 0 : -ENOMEM;
 }
 
