@@ -71,8 +71,11 @@ static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 	m.src_mr = rd.mr;
 	m.src_stag = rd.req.src_stag;
 	m.src_to = rd.req.src_to;
-	/* No completion here: the responder's memory as it is when sent. */
-	m.zcopy = zcopy_tx;
+	/*
+	 * No completion here: the responder's memory as it is when sent.
+	 * Below a page, copying into the skb costs less than a reference.
+	 */
+	m.zcopy = zcopy_tx && m.len >= PAGE_SIZE;
 	err = ddp_tx_message(s, &m);
 	if (rd.mr)
 		sw_ddp_mem_put(rd.mr);
