@@ -113,6 +113,14 @@ static void ddp_tx_header(struct ddp_tx_seg *seg,
 	seg->hdr_len = DDP_UNTAGGED_HDR_LEN + m->extra_len;
 }
 
+/* What the LLP takes now without waiting; 0 if it cannot tell. */
+u32 ddp_tx_room(struct sw_ddp_stream *s)
+{
+	const struct sw_ddp_llp_ops *ops = s->llp->ops;
+
+	return ops->tx_room ? ops->tx_room(s->llp) : 0;
+}
+
 /**
  * ddp_tx_message() - send one RDMAP message as DDP segments
  * @s: the stream

@@ -61,6 +61,13 @@ struct sw_ddp_llp_ops {
 			    unsigned int hdr_len, const struct bio_vec *bv,
 			    unsigned int nr_bv, u32 len, unsigned int flags);
 
+	/*
+	 * Octets send_segment() would take now without waiting, as an
+	 * estimate (TCP: send buffer room); NULL or 0: unknown, and DDP
+	 * then sends only from its work item.
+	 */
+	u32 (*tx_room)(struct sw_ddp_llp *llp);
+
 	/* Gracefully (abortive == false) or abortively end the stream. */
 	void (*close)(struct sw_ddp_llp *llp, bool abortive);
 

@@ -911,6 +911,18 @@ static u32 tcp_llp_max_segment(struct sw_ddp_llp *llp)
 			  ep->conn.tx_markers);
 }
 
+static u32 tcp_llp_tx_room(struct sw_ddp_llp *llp)
+{
+	struct sw_ddp_tcp_ep *ep = llp_to_tcp_ep(llp);
+	struct socket *sock = READ_ONCE(ep->sock);
+	int room;
+
+	if (!sock)
+		return 0;
+	room = sk_stream_wspace(sock->sk);
+	return room > 0 ? room : 0;
+}
+
 static void tcp_llp_close(struct sw_ddp_llp *llp, bool abortive)
 {
 	tcp_ep_event(llp_to_tcp_ep(llp), abortive ? SW_DDP_TCP_EV_RESET :
@@ -941,6 +953,7 @@ static void tcp_llp_rtr_received(struct sw_ddp_llp *llp)
 static const struct sw_ddp_llp_ops sw_ddp_tcp_llp_ops = {
 	.max_segment = tcp_llp_max_segment,
 	.send_segment = sw_ddp_tcp_send_segment,
+	.tx_room = tcp_llp_tx_room,
 	.close = tcp_llp_close,
 	.start = tcp_llp_start,
 	.stop = tcp_llp_stop,

@@ -150,6 +150,7 @@ int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc);
 
 /* stream.c: new SQEs for a connected QP's engine */
 void sw_ddp_qp_kick(struct sw_ddp_qp *qp);
+void sw_ddp_qp_doorbell(struct sw_ddp_qp *qp);
 
 /* ib_device_ops */
 int sw_ddp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,

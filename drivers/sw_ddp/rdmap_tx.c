@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMAP transmit (RFC 5040): the stream's work item.  It sends, in this
+ * RDMAP transmit (RFC 5040): the stream's engine.  It sends, in this
  * order of priority, a pending Terminate, an RFC 6581 initiator's RTR
  * (rdmap_rtr.c), Read Responses the peer asked for (in request order), and
  * the send queue's work requests as RDMAP messages, which an RFC 6581
  * responder holds back until the RTR has come in; and it executes local
  * work requests (fast registration, local invalidation) in their place in
- * the queue.
+ * the queue.  It runs as a work item, and briefly in libsiw's doorbell.
  */
 #include <linux/highmem.h>
 #include <linux/moduleparam.h>
+#include <linux/wait_bit.h>
 
 #include "rdmap.h"
 #include "stream.h"
@@ -297,10 +298,9 @@ static void rdmap_tx_wind_up(struct sw_ddp_stream *s)
 	sw_ddp_qp_terminate(s->qp);
 }
 
-void rdmap_tx_work(struct work_struct *work)
+/* Everything the engine may do now, then, after an error, the wind-up. */
+static void rdmap_tx_run(struct sw_ddp_stream *s)
 {
-	struct sw_ddp_stream *s = container_of(work, struct sw_ddp_stream,
-					       tx_work);
 	struct siw_sqe sqe;
 	u32 seq;
 
@@ -320,6 +320,109 @@ void rdmap_tx_work(struct work_struct *work)
 		rdmap_tx_sqe(s, &sqe, seq);
 	}
 	rdmap_tx_wind_up(s);
+}
+
+/*
+ * One engine at a time per stream: the work item, or a doorbell's
+ * rdmap_tx_inline().  A bit, not a mutex: the stream may be freed as soon
+ * as it is clear (sw_ddp_stream_destroy() waits for it).
+ */
+#define RDMAP_TX_BUSY	0
+
+bool rdmap_tx_trylock(struct sw_ddp_stream *s)
+{
+	return !test_and_set_bit_lock(RDMAP_TX_BUSY, &s->tx_busy);
+}
+
+void rdmap_tx_unlock(struct sw_ddp_stream *s)
+{
+	clear_and_wake_up_bit(RDMAP_TX_BUSY, &s->tx_busy);
+}
+
+void rdmap_tx_wait_idle(struct sw_ddp_stream *s)
+{
+	wait_on_bit(&s->tx_busy, RDMAP_TX_BUSY, TASK_UNINTERRUPTIBLE);
+}
+
+void rdmap_tx_work(struct work_struct *work)
+{
+	struct sw_ddp_stream *s = container_of(work, struct sw_ddp_stream,
+					       tx_work);
+
+	/* A doorbell's run is short: it sends only what needs no wait. */
+	wait_on_bit_lock(&s->tx_busy, RDMAP_TX_BUSY, TASK_UNINTERRUPTIBLE);
+	rdmap_tx_run(s);
+	rdmap_tx_unlock(s);
+}
+
+/*
+ * Messages a doorbell sends itself: small ones (the latency-bound kind),
+ * a few, and only while the LLP has room for them, so the consumer's
+ * system call does not wait on the network.  The room is an estimate:
+ * under global TCP memory pressure a send may still wait, and a signal
+ * pending for the caller then fails it, and the stream (known limit).
+ */
+#define RDMAP_TX_INLINE_MAX	4096	/* payload octets */
+#define RDMAP_TX_INLINE_SQES	16
+#define RDMAP_TX_INLINE_SLACK	512	/* headers, framing, for each */
+
+static u64 rdmap_tx_sqe_len(const struct siw_sqe *sqe)
+{
+	u64 len = 0;
+	int i;
+
+	if (sqe->flags & SIW_WQE_INLINE)
+		return sqe->sge[0].length;
+	if (sqe->opcode != SIW_OP_WRITE && sqe->opcode != SIW_OP_SEND &&
+	    sqe->opcode != SIW_OP_SEND_REMOTE_INV)
+		return 0;	/* a Read Request, or local */
+	for (i = 0; i < sqe->num_sge; i++)
+		len += sqe->sge[i].length;
+	return len;
+}
+
+static bool rdmap_tx_reads_pending(struct sw_ddp_stream *s)
+{
+	bool pending;
+
+	spin_lock_bh(&s->lock);
+	pending = s->ird_put != s->ird_get;
+	spin_unlock_bh(&s->lock);
+	return pending;
+}
+
+/**
+ * rdmap_tx_inline() - run the engine briefly from a doorbell
+ * @s: the stream, its engine locked (rdmap_tx_trylock())
+ *
+ * Return: true if the work item must carry on (more to send, a message
+ * too long to send here, a Read Response, an RTR or an error to handle).
+ */
+bool rdmap_tx_inline(struct sw_ddp_stream *s)
+{
+	struct siw_sqe sqe;
+	unsigned int n;
+	u64 len;
+	u32 seq;
+
+	for (n = 0; n < RDMAP_TX_INLINE_SQES; n++) {
+		if (rdmap_tx_failed(s) || s->rtr_send ||
+		    rdmap_tx_reads_pending(s))
+			return true;
+		if (rdmap_rtr_awaited(s) || !rdmap_tx_next_sqe(s, &sqe, &seq))
+			return false;
+		len = rdmap_tx_sqe_len(&sqe);
+		if (len > RDMAP_TX_INLINE_MAX ||
+		    len + RDMAP_TX_INLINE_SLACK > ddp_tx_room(s)) {
+			/* back to the head of the queue, for the work */
+			s->held = sqe;
+			s->held_seq = seq;
+			s->holding = true;
+			return true;
+		}
+		rdmap_tx_sqe(s, &sqe, seq);
+	}
+	return true;
 }
 
 /* Stream teardown: what the engine took and will not finish. */

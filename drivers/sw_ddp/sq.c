@@ -414,8 +414,8 @@ static int sq_post_flush_locked(struct sw_ddp_qp *qp,
 }
 
 /*
- * libsiw's doorbell.  SQEs of a QP in IDLE wait for RTS; in RTS the TX
- * engine (issue 5) will be started from here.
+ * libsiw's doorbell, in the poster's system call.  SQEs of a QP in IDLE
+ * wait for RTS; in RTS the engine runs, here if it can (stream.c).
  */
 static int sq_doorbell(struct sw_ddp_qp *qp)
 {
@@ -426,7 +426,7 @@ static int sq_doorbell(struct sw_ddp_qp *qp)
 	case SW_DDP_QPS_IDLE:
 		return 0;
 	case SW_DDP_QPS_RTS:
-		sw_ddp_qp_kick(qp);
+		sw_ddp_qp_doorbell(qp);
 		return 0;
 	default:
 		return -ENOTCONN;

@@ -75,6 +75,8 @@ void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
 	spin_lock_bh(&s->lock);
 	s->dead = true;
 	spin_unlock_bh(&s->lock);
+	/* A doorbell's engine run ends first: it may queue the work. */
+	rdmap_tx_wait_idle(s);
 	cancel_work_sync(&s->tx_work);
 
 	if (s->seg.mr)
@@ -124,6 +126,33 @@ void sw_ddp_qp_kick(struct sw_ddp_qp *qp)
 	if (s && !READ_ONCE(s->dead))
 		sw_ddp_stream_kick(s);
 	rcu_read_unlock();
+}
+
+/*
+ * libsiw's doorbell, in the poster's system call: a few small messages go
+ * out from here, when the LLP takes them without waiting, and save the
+ * work item's wake-up (latency).  Otherwise, or for the rest, the work.
+ */
+void sw_ddp_qp_doorbell(struct sw_ddp_qp *qp)
+{
+	struct sw_ddp_stream *s;
+
+	rcu_read_lock();
+	s = rcu_dereference(qp->stream);
+	if (!s || READ_ONCE(s->dead)) {
+		rcu_read_unlock();
+		return;
+	}
+	if (!rdmap_tx_trylock(s)) {
+		sw_ddp_stream_kick(s);	/* it waits for the running engine */
+		rcu_read_unlock();
+		return;
+	}
+	/* Ours while TX_BUSY: sw_ddp_stream_destroy() waits for that. */
+	rcu_read_unlock();
+	if (rdmap_tx_inline(s))
+		sw_ddp_stream_kick(s);
+	rdmap_tx_unlock(s);
 }
 
 /*

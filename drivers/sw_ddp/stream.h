@@ -76,6 +76,7 @@ struct sw_ddp_stream {
 
 	/* Transmit side: tx_work, and the queues both sides share. */
 	struct work_struct tx_work;
+	unsigned long tx_busy;		/* bit 0: the engine is running */
 	spinlock_t lock;		/* read queues, term, dead, rtr_wait */
 	u32 msn_tx[RDMAP_QN_COUNT];
 	struct sw_ddp_read *ord_q;	/* ring of ord entries */
@@ -155,8 +156,15 @@ bool rdmap_rtr_awaited(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rtr_rx_begin(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rtr_rx_end(struct sw_ddp_stream *s);
 
-/* rdmap_tx.c: the transmit work item. */
+/*
+ * rdmap_tx.c: the transmit engine, run by the work item or, for a few
+ * small messages, in a poster's system call; one at a time (TX_BUSY).
+ */
 void rdmap_tx_work(struct work_struct *work);
+bool rdmap_tx_trylock(struct sw_ddp_stream *s);
+void rdmap_tx_unlock(struct sw_ddp_stream *s);
+void rdmap_tx_wait_idle(struct sw_ddp_stream *s);
+bool rdmap_tx_inline(struct sw_ddp_stream *s);
 void rdmap_tx_flush(struct sw_ddp_stream *s);
 
 /* ddp_tx.c, for rdmap_tx.c: send one message in segments. */
@@ -181,5 +189,6 @@ struct sw_ddp_tx_msg {
 };
 
 int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m);
+u32 ddp_tx_room(struct sw_ddp_stream *s);
 
 #endif /* SW_DDP_STREAM_H */
