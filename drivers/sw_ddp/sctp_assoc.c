@@ -276,8 +276,9 @@ static int sctp_sock_setup(struct socket *sock)
 	if (err)
 		return err;
 	lock_sock(sk);
-	sk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	sk->sk_userlocks |= SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK;
 	WRITE_ONCE(sk->sk_sndbuf, SW_DDP_SCTP_SNDBUF);
+	WRITE_ONCE(sk->sk_rcvbuf, SW_DDP_SCTP_RCVBUF);
 	release_sock(sk);
 	return 0;
 }

@@ -56,6 +56,13 @@ enum {
 	 * of one stream are ever unacknowledged.
 	 */
 	SW_DDP_SCTP_SNDBUF = 1 << 20,
+	/*
+	 * SCTP opens its receive window at half the receive buffer.  With
+	 * chunks near a 64 KiB path MTU, the default buffer makes that one
+	 * chunk: with one in flight the sender must wait for its SACK, which
+	 * the receiver delays (200 ms) until a second packet it never gets.
+	 */
+	SW_DDP_SCTP_RCVBUF = 4 << 20,
 	/* Octets of chunks a session holds for their turn (sctp_seq.c) */
 	SW_DDP_SCTP_HELD_MAX = 8 << 20,
 };
