@@ -7,7 +7,8 @@
  * FPDU's octets straight out of them, the payload directly into the
  * target memory.  Transmit runs in the stream's work item: mpa_tx frames
  * a segment as bio_vecs and one sendmsg() takes them; TCP copies the
- * payload, so a completion may follow at once (no zero-copy yet).
+ * payload, so a completion may follow at once, unless the segment is
+ * SW_DDP_SEG_ZCOPY (Read Responses), whose pages TCP then references.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
