@@ -417,6 +417,58 @@ static bool ord_idle(struct sw_ddp_stream *s)
 	return idle;
 }
 
+/*
+ * More Reads than ORD (4 here), the eighth fenced, then a fenced Write
+ * (IB_SEND_FENCE): the fifth Read waits for the first response, the
+ * fenced ones for all before them; a completion wakes the engine only
+ * for such a wait.  All complete, in order, each piece where it belongs.
+ */
+static void stream_read_ord(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	struct ib_rdma_wr wr[9] = {};
+	struct ib_sge sge[9];
+	const u32 piece = 512;
+	struct ib_wc wc;
+	int i;
+
+	fill(sf->buf[1], BUF_LEN, 3);
+	memset(sf->buf[0], 0, BUF_LEN);
+	for (i = 0; i < 9; i++) {
+		sge[i] = (struct ib_sge){
+			.addr = (uintptr_t)sf->buf[0] + i * piece,
+			.length = piece,
+			.lkey = sf->pd->local_dma_lkey,
+		};
+		wr[i].wr = (struct ib_send_wr){
+			.wr_id = i, .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+			.next = i < 8 ? &wr[i + 1].wr : NULL,
+		};
+		wr[i].remote_addr = (uintptr_t)sf->buf[1] + i * piece;
+		wr[i].rkey = sf->pd->unsafe_global_rkey;
+	}
+	/* a fenced Read, then one Write back of the first piece */
+	wr[7].wr.send_flags |= IB_SEND_FENCE;
+	wr[8].wr.opcode = IB_WR_RDMA_WRITE;
+	wr[8].wr.send_flags |= IB_SEND_FENCE;
+	wr[8].remote_addr = (uintptr_t)sf->buf[1] + 4 * PAGE_SIZE;
+	sge[8].addr = (uintptr_t)sf->buf[0];
+
+	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &wr[0].wr, NULL), 0);
+	for (i = 0; i < 9; i++) {
+		KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+		KUNIT_EXPECT_EQ(test, wc.opcode,
+				i < 8 ? IB_WC_RDMA_READ : IB_WC_RDMA_WRITE);
+	}
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], 8 * piece);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[1] + 4 * PAGE_SIZE, sf->buf[1], piece);
+	KUNIT_EXPECT_TRUE(test, ord_idle(sf->end[0].stream));
+}
+
 static u8 rtr_opcode(enum sw_ddp_rtr rtr)
 {
 	if (rtr == SW_DDP_RTR_WRITE)
@@ -577,6 +629,7 @@ static void stream_rtr_terminate(struct kunit *test)
 static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write),
 	KUNIT_CASE(stream_read),
+	KUNIT_CASE(stream_read_ord),
 	KUNIT_CASE(stream_send),
 	KUNIT_CASE(stream_send_zero),
 	KUNIT_CASE(stream_write_bad_stag),

@@ -124,7 +124,7 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s)
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 {
 	struct sw_ddp_read *rd = rdmap_rx_ord_head(s);
-	bool rtr;
+	bool rtr, kick;
 	u32 seq;
 
 	rd->done += s->seg.len;
@@ -136,12 +136,15 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 	rtr = rd->rtr;
 	spin_lock_bh(&s->lock);
 	s->ord_get++;
+	kick = s->ord_wait;		/* an SQE waits for this slot */
+	s->ord_wait = false;
 	spin_unlock_bh(&s->lock);
 	/* RFC 6581: our Read RTR was answered; it has no SQE to complete */
 	if (!rtr && sw_ddp_sq_complete(s->qp, seq, rd->req.size,
 				       IB_WC_SUCCESS) == -EOVERFLOW)
 		return RDMAP_ERR_LOCAL_CATASTROPHIC;
-	sw_ddp_stream_kick(s);		/* an ORD slot is free */
+	if (kick)
+		sw_ddp_stream_kick(s);
 	return SW_DDP_TERM_OK;
 }
 

@@ -202,18 +202,24 @@ static enum ib_wc_status rdmap_tx_local(struct sw_ddp_stream *s,
 	       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
-/* An SQE must wait: ORD is used up, or it fences on earlier Reads. */
+/*
+ * An SQE must wait: ORD is used up, or it fences on earlier Reads.  The
+ * receive side kicks the engine when a Read completes while one waits
+ * (ord_wait, under the lock, so no completion slips between).
+ */
 static bool rdmap_tx_must_wait(struct sw_ddp_stream *s,
 			       const struct siw_sqe *sqe)
 {
+	bool wait;
 	u32 reads;
 
 	spin_lock_bh(&s->lock);
 	reads = s->ord_put - s->ord_get;
+	wait = (sqe->opcode == SIW_OP_READ && reads >= s->ord) ||
+	       (reads && sqe->flags & SIW_WQE_READ_FENCE);
+	s->ord_wait = wait;
 	spin_unlock_bh(&s->lock);
-	if (sqe->opcode == SIW_OP_READ && reads >= s->ord)
-		return true;
-	return reads && sqe->flags & SIW_WQE_READ_FENCE;
+	return wait;
 }
 
 static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,

@@ -81,6 +81,7 @@ struct sw_ddp_stream {
 	u32 msn_tx[RDMAP_QN_COUNT];
 	struct sw_ddp_read *ord_q;	/* ring of ord entries */
 	u32 ord_put, ord_get;
+	bool ord_wait;			/* an SQE waits for ord_get to move */
 	struct sw_ddp_read *ird_q;	/* ring of ird entries */
 	u32 ird_put, ird_get;
 	struct sw_ddp_term_err term;	/* first error: a Terminate to send */
