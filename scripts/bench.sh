@@ -6,8 +6,9 @@
 # and SCTP), siw and rxe (scripts/guest/bench.sh), and report medians,
 # spreads and ratios to siw as a table, a CSV and a PNG plot.
 #
-# Environment: BENCH_REPS, BENCH_MIB, BENCH_PROVIDERS, BENCH_SIZES (see
-# scripts/guest/bench.sh), SW_DDP_RESULTS (default results/bench).
+# Environment: BENCH_REPS, BENCH_MIB, BENCH_PROVIDERS, BENCH_SIZES,
+# BENCH_TOOLS (see scripts/guest/bench.sh), SW_DDP_RESULTS (default
+# results/bench).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +29,7 @@ make -C "$tree" KDIR="$kdir" clean >/dev/null
 make -C "$tree" KDIR="$kdir" -j"$(nproc)" > "$results/build.log" 2>&1 ||
 	{ tail -20 "$results/build.log"; exit 1; }
 
-for v in BENCH_REPS BENCH_MIB BENCH_PROVIDERS BENCH_SIZES; do
+for v in BENCH_REPS BENCH_MIB BENCH_PROVIDERS BENCH_SIZES BENCH_TOOLS; do
 	[ -n "${!v:-}" ] && echo "$v=\"${!v}\""
 done > "$results/vm/bench.conf"
 
