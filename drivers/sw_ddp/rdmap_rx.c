@@ -56,7 +56,7 @@ struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s)
 			wc.status = IB_WC_REM_INV_REQ_ERR;
 	}
 	rdmap_rx_put_send_mrs(m);
-	if (sw_ddp_rq_complete(s->qp, &wc))
+	if (sw_ddp_rq_complete(s->qp, &wc) == -EOVERFLOW)
 		return RDMAP_ERR_LOCAL_CATASTROPHIC;	/* CQ overflow */
 	return err;
 }
@@ -136,14 +136,19 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 	rtr = rd->rtr;
 	spin_lock_bh(&s->lock);
 	s->ord_get++;
-	kick = s->ord_wait;		/* an SQE waits for this slot */
+	kick = s->ord_wait;
 	s->ord_wait = false;
 	spin_unlock_bh(&s->lock);
 	/* RFC 6581: our Read RTR was answered; it has no SQE to complete */
 	if (!rtr && sw_ddp_sq_complete(s->qp, seq, rd->req.size,
 				       IB_WC_SUCCESS) == -EOVERFLOW)
 		return RDMAP_ERR_LOCAL_CATASTROPHIC;
-	if (kick)
+	/*
+	 * The engine goes on if an SQE waits for this slot, or if libsiw
+	 * posted behind the Read: it rings no doorbell while the slot before
+	 * its SQE is still valid (sq.c).
+	 */
+	if (kick || sw_ddp_sq_pending(s->qp))
 		sw_ddp_stream_kick(s);
 	return SW_DDP_TERM_OK;
 }

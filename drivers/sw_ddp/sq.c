@@ -7,7 +7,8 @@
  * doorbell (a post_send with no work requests) only when the slot before
  * the first SQE it wrote is free, that is, when the SQ looked idle.  So an
  * SQE keeps its slot, valid, until it completes, and whoever frees a slot
- * must then look at the next one: the engine calls sw_ddp_sq_pending().
+ * must then look at the next one: the engine's loop does, and a Read's
+ * completion, which comes with its response, calls sw_ddp_sq_pending().
  * Kernel QPs post through sw_ddp_post_send() into the same ring layout.
  *
  * The engine takes SQEs in order with sw_ddp_sq_next(), which copies each
@@ -557,8 +558,9 @@ int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_complete);
 
 /*
- * Is an SQE waiting to be taken?  The engine asks after each completion,
- * as libsiw rings no doorbell while the slot before its new SQEs is valid.
+ * Is an SQE waiting to be taken?  Asked after a completion outside the
+ * engine's loop, as libsiw rings no doorbell while the slot before its new
+ * SQEs is valid.
  */
 bool sw_ddp_sq_pending(struct sw_ddp_qp *qp)
 {
