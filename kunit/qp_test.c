@@ -736,6 +736,70 @@ static void srq_survives_qp_error(struct kunit *test)
 	}
 }
 
+/*
+ * The RQE the engine took is older than those still posted: ERROR flushes
+ * it first (ib_drain_rq()'s marker must complete last), and the engine's
+ * own completion, coming after, is dropped.  A QP in ERROR takes no more.
+ */
+static void error_flushes_taken_rqe_first(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_wc swc = { .bytes = 10 };
+	struct siw_rqe rqe;
+	struct ib_wc wc[4];
+	int i;
+
+	for (i = 1; i <= 3; i++)
+		KUNIT_ASSERT_EQ(test, qf_post_recv(qp, i), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, rqe.id, 1);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 3);
+	for (i = 0; i < 3; i++)
+		expect_wc(test, &wc[i], i + 1, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+
+	swc.wr_id = rqe.id;
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_complete(to_qp(qp), &swc), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_get(to_qp(qp), &rqe), -ENOENT);
+}
+
+/* The same for an RQE taken from an SRQ; the rest of the SRQ stays. */
+static void error_flushes_taken_srq_rqe(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_srq *srq = qf_srq(test, 4, 0);
+	struct sw_ddp_wc swc = {};
+	struct ib_qp_init_attr attr;
+	struct ib_qp *qp1, *qp2;
+	struct siw_rqe rqe;
+	struct ib_wc wc[2];
+
+	qf_init_attr(test, &attr, cq, 4, 0);
+	attr.srq = srq;
+	qp1 = qf_qp_attr(test, &attr);
+	qp2 = qf_qp_attr(test, &attr);
+	KUNIT_ASSERT_EQ(test, post_srq(srq, 1), 0);
+	KUNIT_ASSERT_EQ(test, post_srq(srq, 2), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp1), &rqe), 0);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp1, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 2), 1);
+	expect_wc(test, &wc[0], 1, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, qp1);
+	swc.wr_id = rqe.id;
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_complete(to_qp(qp1), &swc),
+			-ECANCELED);
+
+	/* qp1 takes nothing more; qp2 gets what is left */
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_get(to_qp(qp1), &rqe), -ENOENT);
+	KUNIT_ASSERT_EQ(test, sw_ddp_rq_get(to_qp(qp2), &rqe), 0);
+	KUNIT_EXPECT_EQ(test, rqe.id, 2);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 2), 0);
+}
+
 static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(create_reports_caps),
 	KUNIT_CASE(create_refuses_bad_attrs),
@@ -761,6 +825,8 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(srq_post_and_take),
 	KUNIT_CASE(srq_limit_event),
 	KUNIT_CASE(srq_survives_qp_error),
+	KUNIT_CASE(error_flushes_taken_rqe_first),
+	KUNIT_CASE(error_flushes_taken_srq_rqe),
 	{}
 };
 

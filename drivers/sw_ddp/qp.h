@@ -65,6 +65,13 @@ struct sw_ddp_rq {
 	u32 put;			/* kernel QPs */
 	u32 get;
 	struct rdma_user_mmap_entry *umap;	/* user QPs */
+	/*
+	 * The RQE the engine took and has not completed (at most one: one
+	 * Send message is placed at a time), from the ring or the SRQ.  It
+	 * is older than anything in the ring, so a flush completes it first.
+	 */
+	bool held;
+	u64 held_id;
 };
 
 struct sw_ddp_qp {

@@ -8,7 +8,10 @@
  * into the same layout.  The engine takes RQEs in order with
  * sw_ddp_rq_get(), from the RQ or the QP's SRQ, which copies each RQE and
  * frees its slot at once: the taken RQE is the engine's until it hands it
- * back with sw_ddp_rq_complete().
+ * back with sw_ddp_rq_complete().  The RQ remembers it (held), so that a
+ * flush completes it before the ring's, in posting order (ib_drain_rq()
+ * relies on its marker completing last), and the engine's completion,
+ * coming later, is dropped.
  *
  * Locking: rq->lock (IRQ-safe) covers the ring cursors; flush CQEs are
  * added under it (cq->lock nests inside), and completion handlers are
@@ -116,7 +119,10 @@ static void rq_wc(struct sw_ddp_qp *qp, u64 wr_id, enum ib_wc_status status,
 	wc->status = status;
 }
 
-/* Flush the posted RQEs, at most one pass over a ring user space fills. */
+/*
+ * Flush the RQE the engine holds, then the posted ones: at most one pass
+ * over a ring user space fills.
+ */
 static void rq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
 {
 	struct sw_ddp_rq *rq = &qp->rq;
@@ -124,7 +130,12 @@ static void rq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
 	struct siw_rqe rqe;
 	u32 n;
 
-	for (n = 0; n < rq->num; n++) {
+	if (rq->held) {
+		rq->held = false;
+		rq_wc(qp, rq->held_id, IB_WC_WR_FLUSH_ERR, &wc);
+		sw_ddp_cq_add(qp_rcq(qp), &wc, notify);
+	}
+	for (n = 0; rq->ring && n < rq->num; n++) {
 		if (sw_ddp_rqe_take(rq_slot(rq, rq->get), &rqe) == -ENOENT)
 			break;
 		rq->get++;
@@ -133,14 +144,14 @@ static void rq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
 	}
 }
 
-/* The RQ of a QP in ERROR.  An SRQ is not flushed: other QPs share it. */
+/*
+ * The RQ of a QP in ERROR.  An SRQ is not flushed, other QPs share it;
+ * only the RQE this QP took from it.
+ */
 void sw_ddp_rq_flush(struct sw_ddp_qp *qp)
 {
 	bool notify = false;
 	unsigned long flags;
-
-	if (!qp->rq.ring)
-		return;
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	rq_flush_locked(qp, &notify);
@@ -236,19 +247,36 @@ int sw_ddp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int sw_ddp_rq_get(struct sw_ddp_qp *qp, struct siw_rqe *rqe)
 {
 	struct sw_ddp_rq *rq = &qp->rq;
+	bool notify = false;
 	struct sw_ddp_wc wc;
 	unsigned long flags;
 	int err;
 
+	if (READ_ONCE(qp->state) == SW_DDP_QPS_ERROR)
+		return -ENOENT;		/* flushed, or about to be */
+
 	if (qp->base.srq) {
+		/* not under rq->lock: the SRQ's limit event is raised */
 		err = sw_ddp_srq_get(to_srq(qp->base.srq), rqe);
+		spin_lock_irqsave(&rq->lock, flags);
 	} else {
 		spin_lock_irqsave(&rq->lock, flags);
 		err = sw_ddp_rqe_take(rq_slot(rq, rq->get), rqe);
 		if (err != -ENOENT)
 			rq->get++;
-		spin_unlock_irqrestore(&rq->lock, flags);
 	}
+	if (!err && READ_ONCE(qp->state) == SW_DDP_QPS_ERROR) {
+		/* the flush ran meanwhile: this one goes after it */
+		rq_wc(qp, rqe->id, IB_WC_WR_FLUSH_ERR, &wc);
+		sw_ddp_cq_add(qp_rcq(qp), &wc, &notify);
+		err = -ENOENT;
+	} else if (!err) {
+		rq->held = true;
+		rq->held_id = rqe->id;
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (notify)
+		sw_ddp_cq_notify(qp_rcq(qp));
 
 	if (err == -EINVAL) {
 		rq_wc(qp, rqe->id, IB_WC_LOC_QP_OP_ERR, &wc);
@@ -269,17 +297,29 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_rq_get);
  * Any context, no QP lock held.  Completions go out in the order of the
  * calls: the engine makes that the order of the messages (RFC 5041 §5.4).
  *
- * Return: 0, or -EOVERFLOW if the receive CQ overflowed: the QP goes to
- * ERROR.
+ * Return: 0; -ECANCELED if the RQE was flushed meanwhile (the QP went to
+ * ERROR); -EOVERFLOW if the receive CQ overflowed: the QP goes to ERROR.
  */
 int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc)
 {
-	int err;
+	struct sw_ddp_rq *rq = &qp->rq;
+	bool notify = false;
+	unsigned long flags;
+	int err = 0;
 
 	wc->qp = &qp->base;
 	wc->opcode = SIW_OP_RECEIVE;
-	err = sw_ddp_cq_post(qp_rcq(qp), wc);
-	if (err)
+	spin_lock_irqsave(&rq->lock, flags);
+	if (!rq->held)
+		err = -ECANCELED;
+	else if (sw_ddp_cq_add(qp_rcq(qp), wc, &notify))
+		err = -EOVERFLOW;
+	rq->held = false;
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	if (notify)
+		sw_ddp_cq_notify(qp_rcq(qp));
+	if (err == -EOVERFLOW)
 		sw_ddp_qp_fatal(qp);
 	return err;
 }
