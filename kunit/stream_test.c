@@ -386,6 +386,32 @@ static void stream_send_no_buffer(struct kunit *test)
 						   DDP_ERR_UT_MSN_NO_BUF));
 }
 
+/*
+ * A QP the consumer moved to ERROR places nothing more, though its LLP
+ * still delivers (TCP closes from a work item): a Write's bytes stay out
+ * of the MR, and no completion follows the flush.
+ */
+static void stream_error_stops_placement(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(sf->end[1].qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	sf->end[1].closed = false;	/* the LLP has not closed yet */
+
+	fill(sf->buf[0], BUF_LEN, 9);
+	memset(sf->buf[1], 0, BUF_LEN);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, BUF_LEN,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(sf->buf[1], 0, BUF_LEN), NULL);
+	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[1], 1, &wc));
+}
+
 static void stream_kick_end(struct stream_fx *sf, int i)
 {
 	queue_work(system_unbound_wq, &sf->end[i].stream->tx_work);
@@ -634,6 +660,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_zero),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
+	KUNIT_CASE(stream_error_stops_placement),
 	KUNIT_CASE_PARAM(stream_rtr, rtr_good_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_mismatch, rtr_bad_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_terminate, rtr_term_gen_params),

@@ -144,6 +144,16 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 	struct sw_ddp_rx_seg *seg = &s->seg;
 	struct sw_ddp_term_err err;
 
+	/*
+	 * The consumer moved the QP to ERROR and its WQEs are flushed: no
+	 * byte more is placed, nothing completes, and no Terminate goes
+	 * out; the LLP is closing the stream.  (A segment already being
+	 * placed finishes.)
+	 */
+	if (unlikely(READ_ONCE(s->qp->state) == SW_DDP_QPS_ERROR)) {
+		sw_ddp_stream_fail(s, DDP_ERR_LOCAL_CATASTROPHIC, false);
+		return DDP_ERR_LOCAL_CATASTROPHIC;
+	}
 	if (hdr_len > sizeof(seg->hdr))
 		return ddp_rx_fail(s, DDP_ERR_LOCAL_CATASTROPHIC);
 	/* A segment shorter than its header (SCTP) leaves zeros, not stale */
