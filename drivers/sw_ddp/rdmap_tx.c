@@ -387,14 +387,29 @@ static u64 rdmap_tx_sqe_len(const struct siw_sqe *sqe)
 	return len;
 }
 
-static bool rdmap_tx_reads_pending(struct sw_ddp_stream *s)
+/*
+ * Before each message a doorbell sends, in one locked section (the
+ * system call pays for each): may it go on, must the work item take over
+ * (an error, an RTR to send, a Read to answer), or is an RTR awaited?
+ */
+enum rdmap_tx_inline_next {
+	RDMAP_TX_INLINE_GO,
+	RDMAP_TX_INLINE_TO_WORK,
+	RDMAP_TX_INLINE_STOP,
+};
+
+static enum rdmap_tx_inline_next rdmap_tx_inline_next(struct sw_ddp_stream *s)
 {
-	bool pending;
+	enum rdmap_tx_inline_next next = RDMAP_TX_INLINE_GO;
 
 	spin_lock_bh(&s->lock);
-	pending = s->ird_put != s->ird_get;
+	if (s->dead || !sw_ddp_term_err_ok(s->term) || s->rtr_send ||
+	    s->ird_put != s->ird_get)
+		next = RDMAP_TX_INLINE_TO_WORK;
+	else if (s->rtr_wait != SW_DDP_RTR_NONE)
+		next = RDMAP_TX_INLINE_STOP;
 	spin_unlock_bh(&s->lock);
-	return pending;
+	return next;
 }
 
 /**
@@ -412,10 +427,15 @@ bool rdmap_tx_inline(struct sw_ddp_stream *s)
 	u32 seq;
 
 	for (n = 0; n < RDMAP_TX_INLINE_SQES; n++) {
-		if (rdmap_tx_failed(s) || s->rtr_send ||
-		    rdmap_tx_reads_pending(s))
+		switch (rdmap_tx_inline_next(s)) {
+		case RDMAP_TX_INLINE_TO_WORK:
 			return true;
-		if (rdmap_rtr_awaited(s) || !rdmap_tx_next_sqe(s, &sqe, &seq))
+		case RDMAP_TX_INLINE_STOP:
+			return false;
+		case RDMAP_TX_INLINE_GO:
+			break;
+		}
+		if (!rdmap_tx_next_sqe(s, &sqe, &seq))
 			return false;
 		len = rdmap_tx_sqe_len(&sqe);
 		if (len > RDMAP_TX_INLINE_MAX ||
