@@ -1132,9 +1132,13 @@ int sctp_assoc_send(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
 	return n == len ? 0 : -EIO;
 }
 
+/*
+ * The associations' work receives every DDP segment: high priority, so it
+ * runs before a consumer busy-polling its CQ gets the CPU back.
+ */
 int sw_ddp_sctp_init(void)
 {
-	sctp_wq = alloc_workqueue("sw_ddp_sctp", WQ_UNBOUND, 0);
+	sctp_wq = alloc_workqueue("sw_ddp_sctp", WQ_UNBOUND | WQ_HIGHPRI, 0);
 	return sctp_wq ? 0 : -ENOMEM;
 }
 
