@@ -270,12 +270,18 @@ static bool rdmap_tx_next_sqe(struct sw_ddp_stream *s, struct siw_sqe *sqe,
 	return true;
 }
 
+static bool rdmap_tx_failed_locked(struct sw_ddp_stream *s)
+{
+	lockdep_assert_held(&s->lock);
+	return s->dead || !sw_ddp_term_err_ok(s->term);
+}
+
 static bool rdmap_tx_failed(struct sw_ddp_stream *s)
 {
 	bool failed;
 
 	spin_lock_bh(&s->lock);
-	failed = s->dead || !sw_ddp_term_err_ok(s->term);
+	failed = rdmap_tx_failed_locked(s);
 	spin_unlock_bh(&s->lock);
 	return failed;
 }
@@ -403,7 +409,7 @@ static enum rdmap_tx_inline_next rdmap_tx_inline_next(struct sw_ddp_stream *s)
 	enum rdmap_tx_inline_next next = RDMAP_TX_INLINE_GO;
 
 	spin_lock_bh(&s->lock);
-	if (s->dead || !sw_ddp_term_err_ok(s->term) || s->rtr_send ||
+	if (rdmap_tx_failed_locked(s) || s->rtr_send ||
 	    s->ird_put != s->ird_get)
 		next = RDMAP_TX_INLINE_TO_WORK;
 	else if (s->rtr_wait != SW_DDP_RTR_NONE)
