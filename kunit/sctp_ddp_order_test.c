@@ -15,6 +15,7 @@
 #include <linux/highmem.h>
 #include <linux/mutex.h>
 #include <linux/prandom.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "ddp.h"
@@ -332,6 +333,13 @@ struct order_run {
 	u32 turn;			/* the next chunk deliver() must see */
 	u32 early, delivered;
 	u32 recvs, reads, others;	/* completions at @to */
+	/*
+	 * Hand chunks over as the association's receive side does: left in
+	 * an skb (headers in its head, payload in page fragments), only
+	 * the first SW_DDP_SCTP_RX_HEAD octets flat.
+	 */
+	bool skb;
+	u8 flat[SW_DDP_SCTP_RX_HEAD];
 };
 
 static bool seg_is_write(const u8 *seg)
@@ -403,10 +411,11 @@ static int run_deliver(void *ctx, const struct sw_ddp_sctp_chunk *c)
 	want = &r->from->chunk[r->turn];
 	KUNIT_EXPECT_EQ(test, c->len, want->len);
 	KUNIT_EXPECT_EQ(test, c->ppid, SCTP_DDP_PPID_SEGMENT);
-	KUNIT_EXPECT_MEMEQ(test, c->data, want->seg, min(c->len, want->len));
+	KUNIT_EXPECT_MEMEQ(test, c->data, want->seg,
+			   min(sw_ddp_sctp_chunk_flat(c), want->len));
 
-	ret = sw_ddp_sctp_seg_rx(&sw_ddp_stream_rx_ops, r->to->stream, c->data,
-				 c->len, false);
+	ret = sw_ddp_sctp_seg_rx(&sw_ddp_stream_rx_ops, r->to->stream, c,
+				 false);
 	KUNIT_EXPECT_NE(test, ret, 0);		/* in turn: always taken */
 	r->delivered++;
 	if (ret > 0)
@@ -420,8 +429,8 @@ static int run_early(void *ctx, const struct sw_ddp_sctp_chunk *c)
 	struct order_run *r = ctx;
 	int ret;
 
-	ret = sw_ddp_sctp_seg_rx(&sw_ddp_stream_rx_ops, r->to->stream, c->data,
-				 c->len, true);
+	ret = sw_ddp_sctp_seg_rx(&sw_ddp_stream_rx_ops, r->to->stream, c,
+				 true);
 	if (ret == 1) {
 		r->taken_early[r->arriving] = true;
 		r->early++;
@@ -442,6 +451,30 @@ static void run_init(struct order_run *r, struct kunit *test,
 	};
 }
 
+/* An skb with @len octets of @data: @linear in its head, then pages. */
+static struct sk_buff *skb_of(const u8 *data, u32 len, u32 linear)
+{
+	struct sk_buff *skb = alloc_skb(linear, GFP_KERNEL);
+	struct page *page;
+	u32 off, n;
+
+	if (!skb)
+		return NULL;
+	skb_put_data(skb, data, linear);
+	for (off = linear; off < len; off += n) {
+		n = min_t(u32, len - off, PAGE_SIZE / 2);
+		page = alloc_page(GFP_KERNEL);
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		memcpy(page_address(page), data + off, n);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, n,
+				PAGE_SIZE);
+	}
+	return skb;
+}
+
 /* Hand chunk @i over, as its session would on SCTP's upcall. */
 static int run_one(struct order_run *r, u32 i)
 {
@@ -449,10 +482,24 @@ static int run_one(struct order_run *r, u32 i)
 	struct sw_ddp_sctp_chunk c = {
 		.ppid = SCTP_DDP_PPID_SEGMENT, .data = ch->seg, .len = ch->len,
 	};
+	struct sk_buff *skb = NULL;
+	int ret;
 
 	r->arriving = i;
 	r->arrived[i] = true;
-	return sw_ddp_sctp_seq_rx(&r->to->seq, ch->ssn, &c, &run_ops, r);
+	if (r->skb) {
+		skb = skb_of(ch->seg, ch->len, min_t(u32, ch->len, 20));
+		KUNIT_ASSERT_NOT_NULL(r->test, skb);
+		c.head = min_t(u32, ch->len, sizeof(r->flat));
+		memcpy(r->flat, ch->seg, c.head);
+		c.data = r->flat;
+		c.skb = skb;
+	}
+	ret = sw_ddp_sctp_seq_rx(&r->to->seq, ch->ssn, &c, &run_ops, r);
+	kfree_skb(skb);
+	if (r->skb)
+		memset(r->flat, 0xee, sizeof(r->flat));
+	return ret;
 }
 
 /* Seed 0 is the reverse order; others a fixed pseudo-random shuffle. */
@@ -524,7 +571,7 @@ KUNIT_ARRAY_PARAM(order_seed, order_seeds, order_seed_desc);
  * here, the Read Response kept for its turn, memory byte-exact with
  * every octet outside the targets untouched.
  */
-static void order_shuffled(struct kunit *test)
+static void order_shuffled_run(struct kunit *test, bool skb)
 {
 	struct order_fx *f = the_of;
 	u64 seed = *(const u64 *)test->param_value;
@@ -542,6 +589,7 @@ static void order_shuffled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, done0, READ_MSG);	/* those before the Read */
 
 	run_init(r, test, &f->end[0], &f->end[1]);
+	r->skb = skb;
 	run_all(test, r, seed);
 	KUNIT_EXPECT_GT(test, r->early, 0);
 	KUNIT_EXPECT_EQ(test, r->recvs, NR_SENDS);
@@ -553,6 +601,7 @@ static void order_shuffled(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cap_count(&f->end[1]),
 			ddp_seg_count(order_msgs[READ_MSG].len, SEG_MAX, true));
 	run_init(r, test, &f->end[1], &f->end[0]);
+	r->skb = skb;
 	run_all(test, r, seed + 1);
 	KUNIT_EXPECT_EQ(test, r->early, 0);
 	KUNIT_EXPECT_EQ(test, r->reads, 1);
@@ -561,6 +610,17 @@ static void order_shuffled(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, f->end[0].mem, f->end[0].want, MEM_LEN);
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_ok(f->end[0].stream->term));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_ok(f->end[1].stream->term));
+}
+
+static void order_shuffled(struct kunit *test)
+{
+	order_shuffled_run(test, false);
+}
+
+/* The same, each chunk's payload read from an skb, as SCTP hands it up */
+static void order_shuffled_skb(struct kunit *test)
+{
+	order_shuffled_run(test, true);
 }
 
 static bool wait_error(struct ib_qp *qp)
@@ -752,6 +812,7 @@ static void order_short_segment(struct kunit *test)
 
 static struct kunit_case sctp_order_cases[] = {
 	KUNIT_CASE_PARAM(order_shuffled, order_seed_gen_params),
+	KUNIT_CASE_PARAM(order_shuffled_skb, order_seed_gen_params),
 	KUNIT_CASE_PARAM(order_replay, order_replay_gen_params),
 	KUNIT_CASE(order_out_of_window),
 	KUNIT_CASE(order_early_bad_stag),

@@ -7,6 +7,7 @@
  * not copied shows too.
  */
 #include <kunit/test.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "llp_sctp.h"
@@ -405,6 +406,107 @@ static void seq_fini_frees(struct kunit *test)
 	sw_ddp_sctp_seq_fini(&f->q);	/* twice, as the exit hook does */
 }
 
+/*
+ * A received chunk left in its skb, as the association's receive side
+ * hands segments over: @linear octets in the skb's head, the rest in
+ * page fragments, the first @head also copied to @flat.
+ */
+static struct sk_buff *skb_chunk(struct kunit *test, const u8 *data, u32 len,
+				 u32 linear, u8 *flat, u32 head,
+				 struct sw_ddp_sctp_chunk *c)
+{
+	struct sk_buff *skb = alloc_skb(linear, GFP_KERNEL);
+	struct page *page;
+	u32 off, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_data(skb, data, linear);
+	for (off = linear; off < len; off += n) {
+		n = min_t(u32, len - off, PAGE_SIZE);
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			break;
+		memcpy(page_address(page), data + off, n);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, n,
+				PAGE_SIZE);
+	}
+	if (skb->len != len) {
+		kfree_skb(skb);
+		KUNIT_FAIL_AND_ABORT(test, "no pages for the skb");
+	}
+	memcpy(flat, data, head);
+	*c = (struct sw_ddp_sctp_chunk){
+		.ppid = SCTP_DDP_PPID_SEGMENT, .data = flat, .len = len,
+		.head = head, .skb = skb,
+	};
+	return skb;
+}
+
+/* Known answer: every range of an skb chunk reads back, none past it. */
+static void chunk_copy_skb(struct kunit *test)
+{
+	static const u32 ranges[][2] = {
+		{ 0, 10 }, { 0, 64 }, { 60, 10 }, { 64, 1 }, { 90, 4000 },
+		{ 100, 9900 }, { 0, 10000 }, { 9999, 1 }, { 10000, 0 },
+	};
+	const u32 len = 10000;
+	u8 *data = kunit_kmalloc(test, len, GFP_KERNEL);
+	u8 *out = kunit_kmalloc(test, len, GFP_KERNEL);
+	struct sw_ddp_sctp_chunk c;
+	struct sk_buff *skb;
+	u8 flat[64];
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	for (i = 0; i < len; i++)
+		data[i] = (u8)(i * 31 + i / 251);
+	skb = skb_chunk(test, data, len, 100, flat, sizeof(flat), &c);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sctp_chunk_flat(&c), 64);
+	for (i = 0; i < ARRAY_SIZE(ranges); i++) {
+		memset(out, 0xee, len);
+		KUNIT_EXPECT_EQ(test, sw_ddp_sctp_chunk_copy(&c, ranges[i][0], out,
+							     ranges[i][1]), 0);
+		KUNIT_EXPECT_MEMEQ(test, out, data + ranges[i][0],
+				   ranges[i][1]);
+	}
+	/* the flat octets come from @data: they need not be the skb's */
+	flat[5] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, sw_ddp_sctp_chunk_copy(&c, 5, out, 1), 0);
+	KUNIT_EXPECT_EQ(test, out[0], flat[5]);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sctp_chunk_copy(&c, 9999, out, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sctp_chunk_copy(&c, 10001, out, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sctp_chunk_copy(&c, 1, out, U32_MAX),
+			-EINVAL);
+	kfree_skb(skb);
+}
+
+/*
+ * A chunk ahead of its turn that lives in an skb is held as a copy: the
+ * skb goes back to the socket long before its turn comes.
+ */
+static void seq_held_skb_copied(struct kunit *test)
+{
+	struct seq_fx *f = test->priv;
+	struct sw_ddp_sctp_chunk c;
+	struct sk_buff *skb;
+	struct tchunk t;
+	u8 flat[8];
+
+	tchunk_make(&t, 1, SCTP_DDP_PPID_SEGMENT);
+	skb = skb_chunk(test, t.data, sizeof(t.data), 4, flat, sizeof(flat),
+			&c);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sctp_seq_rx(&f->q, 1, &c, &rec_ops,
+						 &f->r), 0);
+	KUNIT_EXPECT_EQ(test, f->r.n, 0);
+	kfree_skb(skb);
+	memset(flat, 0xee, sizeof(flat));
+	KUNIT_ASSERT_EQ(test, seq_put(f, 0), 0);
+	KUNIT_ASSERT_EQ(test, f->r.n, 2);
+	KUNIT_EXPECT_EQ(test, f->r.got[1], 1);	/* intact: seq_exit checks */
+	KUNIT_EXPECT_EQ(test, f->q.held_bytes, 0);
+}
+
 static struct kunit_case sctp_seq_cases[] = {
 	KUNIT_CASE(seq_in_turn),
 	KUNIT_CASE(seq_held_in_order),
@@ -422,6 +524,8 @@ static struct kunit_case sctp_seq_cases[] = {
 	KUNIT_CASE(seq_dead_deliver),
 	KUNIT_CASE(seq_dead_early),
 	KUNIT_CASE(seq_fini_frees),
+	KUNIT_CASE(chunk_copy_skb),
+	KUNIT_CASE(seq_held_skb_copied),
 	{}
 };
 

@@ -7,11 +7,14 @@
 #ifndef SW_DDP_LLP_SCTP_H
 #define SW_DDP_LLP_SCTP_H
 
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <sw_ddp/sctp_ddp.h>
 
 #include "llp.h"
+
+struct sk_buff;
 
 /* Receive state a chunk is checked against. */
 struct sctp_ddp_rx_limits {
@@ -46,14 +49,39 @@ int sctp_ddp_session_ctrl_build(u8 *buf, u32 size, u16 ssn,
 
 /*
  * One received Payload Data Chunk of a session, its DDP-SSN taken off:
- * @ppid SCTP_DDP_PPID_SEGMENT (@data starts at the DDP control octet) or
- * SCTP_DDP_PPID_SESSION_CTRL (@data starts at the Function Code).
+ * @ppid SCTP_DDP_PPID_SEGMENT (it starts at the DDP control octet) or
+ * SCTP_DDP_PPID_SESSION_CTRL (it starts at the Function Code).
+ *
+ * Its @len octets are at @data, unless @skb is set: then they are in
+ * @skb from @skb_off on, and @data holds only the first @head of them,
+ * enough for every header (a segment taken straight off the socket, so
+ * that its payload is copied once, into place).  A Session Control
+ * chunk is always flat.
  */
 struct sw_ddp_sctp_chunk {
 	u32 ppid;
 	const void *data;
 	u32 len;
+	u32 head;
+	const struct sk_buff *skb;
+	u32 skb_off;
 };
+
+/*
+ * Octets of a chunk taken off the socket kept flat: the longest header
+ * DDP asks for (untagged, RDMAP Read Request) fits.
+ */
+#define SW_DDP_SCTP_RX_HEAD	64
+static_assert(DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN <= SW_DDP_SCTP_RX_HEAD);
+
+/* Octets of @c readable at c->data */
+static inline u32 sw_ddp_sctp_chunk_flat(const struct sw_ddp_sctp_chunk *c)
+{
+	return c->skb ? min(c->head, c->len) : c->len;
+}
+
+int sw_ddp_sctp_chunk_copy(const struct sw_ddp_sctp_chunk *c, u32 off,
+			   void *dst, u32 len);
 
 /*
  * What a session does with its chunks, from the association's receive
@@ -106,13 +134,13 @@ int sw_ddp_sctp_seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
 		       const struct sw_ddp_sctp_seq_ops *ops, void *ctx);
 
 /*
- * sctp_seg.c: hand one whole DDP Segment (@seg, @len octets from its
- * control octet) to DDP's receive upcalls.  With @early, only a segment
- * DDP may place ahead of its turn is taken (rx->may_place_early()).
- * Return: 1 taken, 0 not taken (@early only), -EPROTO if DDP failed it
- * (DDP has then started its Terminate: deliver nothing more).
+ * sctp_seg.c: hand one whole DDP Segment (a chunk of PPID 16) to DDP's
+ * receive upcalls.  With @early, only a segment DDP may place ahead of
+ * its turn is taken (rx->may_place_early()).  Return: 1 taken, 0 not
+ * taken (@early only), -EPROTO if DDP failed it (DDP has then started
+ * its Terminate: deliver nothing more).
  */
 int sw_ddp_sctp_seg_rx(const struct sw_ddp_rx_ops *rx, void *upper,
-		       const void *seg, u32 len, bool early);
+		       const struct sw_ddp_sctp_chunk *seg, bool early);
 
 #endif /* SW_DDP_LLP_SCTP_H */

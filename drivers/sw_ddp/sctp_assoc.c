@@ -21,6 +21,7 @@
 #include <linux/wait_bit.h>
 #include <net/ipv6.h>
 #include <net/sctp/structs.h>
+#include <net/sctp/ulpevent.h>
 #include <net/sock.h>
 #include <kunit/visibility.h>
 
@@ -552,6 +553,8 @@ static void assoc_notification(struct sw_ddp_sctp_assoc *a, u32 len)
 static void assoc_data(struct sw_ddp_sctp_assoc *a, int flags, u32 len,
 		       const struct sctp_rcvinfo *info)
 {
+	struct sw_ddp_sctp_chunk msg = {};
+
 	if (a->skip_sid >= 0) {
 		/* the rest of an oversized message */
 		if (flags & MSG_EOR)
@@ -568,9 +571,68 @@ static void assoc_data(struct sw_ddp_sctp_assoc *a, int flags, u32 len,
 		sctp_sess_rx_oversized(a, info->rcv_sid);
 		return;
 	}
-	sctp_sess_rx(a, info->rcv_sid,
-		     be32_to_cpu((__force __be32)info->rcv_ppid), a->rxbuf,
-		     len);
+	msg.ppid = be32_to_cpu((__force __be32)info->rcv_ppid);
+	msg.data = a->rxbuf;
+	msg.len = len;
+	sctp_sess_rx(a, info->rcv_sid, &msg);
+}
+
+/*
+ * A whole DDP Segment chunk at the head of the socket's queue is read in
+ * place: its headers copied out, its payload left for DDP to copy from
+ * the skb straight into the target (one copy, as over TCP).  SCTP takes
+ * a message off its queue only in recvmsg(), which only we call, under
+ * a->mutex, and the socket is released only under it too: the skb stays
+ * at the head, unchanged, until assoc_consume().  Anything else (a
+ * notification, Session Control, a message SCTP split) goes through
+ * assoc_recv() and a->rxbuf.
+ */
+static bool assoc_peek(struct sw_ddp_sctp_assoc *a, u16 *sid,
+		       struct sw_ddp_sctp_chunk *m)
+{
+	struct sock *sk = a->sock->sk;
+	const struct sctp_ulpevent *ev;
+	struct sk_buff *skb;
+	bool ok = false;
+
+	if (a->state != SW_DDP_SCTP_A_UP || a->skip_sid >= 0)
+		return false;
+	lock_sock(sk);		/* SCTP's receive queue is the socket's */
+	skb = skb_peek(&sk->sk_receive_queue);
+	if (skb) {
+		ev = sctp_skb2event(skb);
+		ok = !(ev->msg_flags & MSG_NOTIFICATION) &&
+		     (ev->msg_flags & MSG_EOR) &&
+		     be32_to_cpu((__force __be32)ev->ppid) ==
+		     SCTP_DDP_PPID_SEGMENT &&
+		     skb->len <= SW_DDP_SCTP_MSG_MAX;
+		*sid = ev->stream;
+	}
+	release_sock(sk);
+	if (!ok)
+		return false;
+	*m = (struct sw_ddp_sctp_chunk){
+		.ppid = SCTP_DDP_PPID_SEGMENT,
+		.data = a->rxbuf,
+		.len = skb->len,
+		.head = min_t(u32, skb->len, sizeof(struct sctp_ddp_seg_chunk) +
+					     SW_DDP_SCTP_RX_HEAD),
+		.skb = skb,
+	};
+	return !skb_copy_bits(skb, 0, a->rxbuf, m->head);
+}
+
+/* Take the message assoc_peek() saw off the socket, without copying. */
+static int assoc_consume(struct sw_ddp_sctp_assoc *a, u32 len)
+{
+	struct msghdr msg = {};
+	int n;
+
+	iov_iter_discard(&msg.msg_iter, ITER_DEST, len);
+	n = sock_recvmsg(a->sock, &msg, MSG_DONTWAIT);
+	if (n < 0)
+		return n;
+	return n == len && (msg.msg_flags & MSG_EOR) ? 0 : -EIO;
 }
 
 /*
@@ -605,13 +667,23 @@ static int assoc_recv(struct sw_ddp_sctp_assoc *a, int *flags,
 /* Drain the socket, a budget at a time. */
 static void assoc_rx(struct sw_ddp_sctp_assoc *a)
 {
+	struct sw_ddp_sctp_chunk seg;
 	struct sctp_rcvinfo info;
 	bool has_info;
 	int i, n, flags;
+	u16 sid;
 
 	for (i = 0; i < SCTP_RX_BUDGET; i++) {
 		if (a->state == SW_DDP_SCTP_A_DOWN)
 			return;
+		if (assoc_peek(a, &sid, &seg)) {
+			sctp_sess_rx(a, sid, &seg);
+			if (assoc_consume(a, seg.len)) {
+				assoc_down(a, -ECONNRESET, true);
+				return;
+			}
+			continue;
+		}
 		n = assoc_recv(a, &flags, &info, &has_info);
 		if (n == -EAGAIN) {
 			/* §11.1: COMM_UP and the indication come together */

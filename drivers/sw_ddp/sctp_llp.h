@@ -152,7 +152,7 @@ struct sw_ddp_sctp_assoc {
 	atomic_t tx_wake;
 	u32 max_seg;			/* §9, READ_ONCE() */
 
-	u8 *rxbuf;			/* one whole message */
+	u8 *rxbuf;			/* a whole message, or a segment's head */
 };
 
 struct sw_ddp_sctp_listener {
@@ -289,8 +289,8 @@ int sctp_sess_connect(struct sw_ddp_sctp_assoc *a, const void *pdata,
 		      u16 pdata_len, unsigned long timeout,
 		      const struct sw_ddp_sctp_ops *ops, void *owner,
 		      struct sw_ddp_sctp_session **sp);
-void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
-		  const u8 *msg, u32 len);
+void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid,
+		  const struct sw_ddp_sctp_chunk *msg);
 void sctp_sess_rx_oversized(struct sw_ddp_sctp_assoc *a, u16 sid);
 void sctp_sess_assoc_up(struct sw_ddp_sctp_session *s);
 void sctp_sess_assoc_down(struct sw_ddp_sctp_session *s, int status);

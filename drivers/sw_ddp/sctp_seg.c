@@ -1,36 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DDP over SCTP (RFC 5043 §5.2.2): one received DDP Segment Chunk handed
- * to DDP's receive upcalls.  A chunk holds one whole DDP Segment in one
- * flat buffer, from its control octet on: there is no framing to undo,
- * and SCTP's own checksum already covered it.
+ * to DDP's receive upcalls.  A chunk holds one whole DDP Segment, from
+ * its control octet on: there is no framing to undo, and SCTP's own
+ * checksum already covered it.  Its headers are flat; its payload may
+ * still be in the socket's skb, and DDP then copies it from there
+ * straight into place.
  */
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
 #include "llp_sctp.h"
 
+/**
+ * sw_ddp_sctp_chunk_copy() - read octets of a received chunk
+ * @c: the chunk
+ * @off: from this octet of it
+ * @dst: to here
+ * @len: this many
+ *
+ * Return: 0, or -EINVAL past its end.
+ */
+int sw_ddp_sctp_chunk_copy(const struct sw_ddp_sctp_chunk *c, u32 off,
+			   void *dst, u32 len)
+{
+	if (off > c->len || len > c->len - off)
+		return -EINVAL;
+	if (off + len <= sw_ddp_sctp_chunk_flat(c)) {
+		memcpy(dst, (const u8 *)c->data + off, len);
+		return 0;
+	}
+	return skb_copy_bits(c->skb, c->skb_off + off, dst, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_chunk_copy);
+
 /* The payload after the header, for DDP to pull into place. */
 struct sctp_seg_src {
 	struct sw_ddp_rx_src src;
-	const u8 *pos;
-	u32 left;
+	const struct sw_ddp_sctp_chunk *seg;
+	u32 pos;
 };
 
 static int sctp_seg_copy(struct sw_ddp_rx_src *src, void *dst,
 			 unsigned int len)
 {
 	struct sctp_seg_src *s = container_of(src, struct sctp_seg_src, src);
+	int err;
 
-	if (len > s->left)
-		return -EINVAL;
-	memcpy(dst, s->pos, len);
-	s->pos += len;
-	s->left -= len;
-	return 0;
+	err = sw_ddp_sctp_chunk_copy(s->seg, s->pos, dst, len);
+	if (!err)
+		s->pos += len;
+	return err;
 }
 
 /*
@@ -52,8 +76,8 @@ static unsigned int sctp_seg_hdr_len(const struct sw_ddp_rx_ops *rx,
  * sw_ddp_sctp_seg_rx() - hand one DDP Segment to DDP
  * @rx: DDP's receive upcalls
  * @upper: their context (the stream)
- * @seg: the segment, from its DDP control octet
- * @len: its length
+ * @seg: the segment, from its DDP control octet, its first
+ *	 SW_DDP_SCTP_RX_HEAD octets (or all) flat
  * @early: it arrived ahead of its turn: take it only if DDP may place
  *	   it now (rx->may_place_early())
  *
@@ -61,25 +85,30 @@ static unsigned int sctp_seg_hdr_len(const struct sw_ddp_rx_ops *rx,
  * -EPROTO if DDP refused it, and has then failed the stream.
  */
 int sw_ddp_sctp_seg_rx(const struct sw_ddp_rx_ops *rx, void *upper,
-		       const void *seg, u32 len, bool early)
+		       const struct sw_ddp_sctp_chunk *seg, bool early)
 {
-	struct sctp_seg_src src = { .src.copy = sctp_seg_copy };
+	struct sctp_seg_src src = { .src.copy = sctp_seg_copy, .seg = seg };
 	struct sw_ddp_term_err err;
 	unsigned int hdr_len;
 	bool whole;
+	u32 left;
 
-	hdr_len = sctp_seg_hdr_len(rx, upper, seg, len, &whole);
+	hdr_len = sctp_seg_hdr_len(rx, upper, seg->data, seg->len, &whole);
+	if (WARN_ON_ONCE(hdr_len > sw_ddp_sctp_chunk_flat(seg))) {
+		rx->error(upper, DDP_ERR_LOCAL_CATASTROPHIC);
+		return -EPROTO;
+	}
 	if (early && (!whole || !rx->may_place_early ||
-		      !rx->may_place_early(upper, seg, hdr_len)))
+		      !rx->may_place_early(upper, seg->data, hdr_len)))
 		return 0;
 
-	src.pos = (const u8 *)seg + hdr_len;
-	src.left = len - hdr_len;
-	err = rx->begin(upper, seg, hdr_len, src.left);
-	if (sw_ddp_term_err_ok(err) && src.left) {
-		err = rx->payload(upper, &src.src, src.left);
+	src.pos = hdr_len;
+	left = seg->len - hdr_len;
+	err = rx->begin(upper, seg->data, hdr_len, left);
+	if (sw_ddp_term_err_ok(err) && left) {
+		err = rx->payload(upper, &src.src, left);
 		/* DDP must take all it was offered, as over MPA */
-		if (sw_ddp_term_err_ok(err) && src.left) {
+		if (sw_ddp_term_err_ok(err) && src.pos != seg->len) {
 			err = DDP_ERR_LOCAL_CATASTROPHIC;
 			rx->error(upper, err);
 		}

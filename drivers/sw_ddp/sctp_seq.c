@@ -105,9 +105,9 @@ static int seq_hold(struct sw_ddp_sctp_seq *q, u16 ssn,
 		return -ENOMEM;
 	h->ppid = c->ppid;
 	h->len = c->len;
-	if (c->len)
-		memcpy(h->data, c->data, c->len);
-	err = xa_insert(&q->held, ssn, h, GFP_KERNEL);
+	err = sw_ddp_sctp_chunk_copy(c, 0, h->data, c->len);
+	if (!err)
+		err = xa_insert(&q->held, ssn, h, GFP_KERNEL);
 	if (err) {
 		kfree(h);
 		return err;

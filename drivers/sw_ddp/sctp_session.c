@@ -486,8 +486,7 @@ static int sess_seg_rx(struct sw_ddp_sctp_session *s,
 	case SW_DDP_SCTP_RDMA:
 		/* DDP refused it: it sends its Terminate, then closes */
 		if (s->rx && !s->rx_dead &&
-		    sw_ddp_sctp_seg_rx(s->rx, s->upper, c->data, c->len,
-				       false) < 0)
+		    sw_ddp_sctp_seg_rx(s->rx, s->upper, c, false) < 0)
 			s->rx_dead = true;
 		return 0;
 	case SW_DDP_SCTP_CLOSED:
@@ -522,7 +521,7 @@ static int sess_early(void *ctx, const struct sw_ddp_sctp_chunk *c)
 		return 1;	/* nobody takes it in turn either: drop */
 	if (s->state != SW_DDP_SCTP_RDMA)
 		return 0;	/* judged in turn */
-	ret = sw_ddp_sctp_seg_rx(s->rx, s->upper, c->data, c->len, true);
+	ret = sw_ddp_sctp_seg_rx(s->rx, s->upper, c, true);
 	if (ret < 0) {
 		s->rx_dead = true;
 		return 1;
@@ -589,38 +588,50 @@ sess_new_passive(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
  * sctp_sess_rx() - one received DDP payload data chunk
  * @a: its association, mutex held
  * @sid: its SCTP stream
- * @ppid: its Payload Protocol Identifier, host order
- * @msg: the chunk's user data, from the DDP-SSN on
- * @len: its length
+ * @msg: the chunk's user data from the DDP-SSN on, and its PPID (host
+ *	 order); a Session Control chunk flat, a segment's first
+ *	 2 + SW_DDP_SCTP_RX_HEAD octets (or all) flat
  */
-void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
-		  const u8 *msg, u32 len)
+void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid,
+		  const struct sw_ddp_sctp_chunk *msg)
 {
+	const u32 hdr = sizeof(struct sctp_ddp_seg_chunk);
 	struct sctp_ddp_rx_limits lim = {
 		.window = SCTP_DDP_SSN_WINDOW_MAX,
 		.max_seg = SW_DDP_SCTP_SEG_MAX,
 	};
 	struct sw_ddp_sctp_session *s = xa_load(&a->sess, sid);
+	const u8 *flat = msg->data;
+	u32 ppid = msg->ppid, len = msg->len;
 	struct sw_ddp_sctp_chunk c;
 
-	if (s && sess_stale(s, ppid, msg, len)) {
+	if (WARN_ON_ONCE(sw_ddp_sctp_chunk_flat(msg) <
+			 (ppid == SCTP_DDP_PPID_SESSION_CTRL ? len :
+			  min(len, hdr + SW_DDP_SCTP_RX_HEAD))))
+		return;
+	if (s && sess_stale(s, ppid, flat, len)) {
 		s->rx_end = true;
 		sess_maybe_free(s);
 		s = xa_load(&a->sess, sid);
 	}
 	if (!s && !a->active)
-		s = sess_new_passive(a, sid, ppid, msg, len);
+		s = sess_new_passive(a, sid, ppid, flat, len);
 	if (!s || s->rx_end)
 		return;
 	lim.next_ssn = s->seq.next;
-	if (sctp_ddp_validate_chunk(ppid, msg, len, &lim) != SCTP_DDP_OK) {
+	if (sctp_ddp_validate_chunk(ppid, flat, len, &lim) != SCTP_DDP_OK) {
 		sess_fail(s);
 		return;
 	}
-	c.ppid = ppid;
-	c.data = msg + sizeof(struct sctp_ddp_seg_chunk);
-	c.len = len - sizeof(struct sctp_ddp_seg_chunk);
-	if (sw_ddp_sctp_seq_rx(&s->seq, sctp_ddp_ssn(msg), &c, &sctp_seq_ops,
+	/* the DDP-SSN off */
+	c = *msg;
+	c.data = flat + hdr;
+	c.len = len - hdr;
+	if (c.skb) {
+		c.head = min(c.head, len) - hdr;
+		c.skb_off += hdr;
+	}
+	if (sw_ddp_sctp_seq_rx(&s->seq, sctp_ddp_ssn(flat), &c, &sctp_seq_ops,
 			       s))
 		sess_fail(s);
 }
