@@ -254,6 +254,8 @@ static void sess_test_accept(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, "hello", t->pas.pdata, 5);
 	s = sess_take_req(t);
 	sess_keep(test, s);
+	/* §6.6: no segment before the Accept, so no room for one */
+	KUNIT_EXPECT_EQ(test, 0U, s->llp.ops->tx_room(&s->llp));
 	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, "world!"));
 	sess_wait(test, &t->act[0].conn_done);
 	KUNIT_EXPECT_EQ(test, 0, t->act[0].status);
@@ -263,10 +265,17 @@ static void sess_test_accept(struct kunit *test)
 	KUNIT_EXPECT_GE(test, s->llp.ops->max_segment(&s->llp), 516U);
 	KUNIT_EXPECT_LE(test, s->llp.ops->max_segment(&s->llp),
 			(u32)SW_DDP_SCTP_SEG_MAX);
+	/* the association's free send buffer, for the doorbell */
+	KUNIT_EXPECT_GT(test, t->conn[0]->llp.ops->tx_room(&t->conn[0]->llp),
+			0U);
+	KUNIT_EXPECT_LE(test, t->conn[0]->llp.ops->tx_room(&t->conn[0]->llp),
+			(u32)SW_DDP_SCTP_SNDBUF);
 
 	t->conn[0]->llp.ops->close(&t->conn[0]->llp, false);
 	sess_wait(test, &t->act[0].closed_done);
 	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, 0U,
+			t->conn[0]->llp.ops->tx_room(&t->conn[0]->llp));
 	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_LOCAL, t->act[0].why);
 	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_PEER_TERM, t->pas.why);
 	/* a second close: no second upcall */

@@ -16,6 +16,7 @@
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <net/sock.h>
 #include <kunit/visibility.h>
 
 #include "qp.h"
@@ -977,6 +978,24 @@ static int sctp_llp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 	}
 }
 
+/*
+ * Room in the association's send buffer, which all its sessions share:
+ * an estimate for the doorbell, which then sends a small message itself
+ * (one that finds the room gone waits in send_segment(), as it would
+ * from the work item).  None before the Accept has gone, or once shut.
+ */
+static u32 sctp_llp_tx_room(struct sw_ddp_llp *llp)
+{
+	struct sw_ddp_sctp_session *s = llp_to_sctp(llp);
+	int room = 0;
+
+	mutex_lock(&s->tx_mutex);
+	if (!s->tx_dead && s->seg == SW_DDP_SCTP_SEG_OPEN)
+		room = sk_stream_wspace(s->assoc->sock->sk);
+	mutex_unlock(&s->tx_mutex);
+	return max(room, 0);
+}
+
 static void sctp_llp_close(struct sw_ddp_llp *llp, bool abortive)
 {
 	struct sw_ddp_sctp_session *s = llp_to_sctp(llp);
@@ -1022,6 +1041,7 @@ static void sctp_llp_stop(struct sw_ddp_llp *llp)
 static const struct sw_ddp_llp_ops sctp_llp_ops = {
 	.max_segment = sctp_llp_max_segment,
 	.send_segment = sctp_llp_send_segment,
+	.tx_room = sctp_llp_tx_room,
 	.close = sctp_llp_close,
 	.start = sctp_llp_start,
 	.stop = sctp_llp_stop,
