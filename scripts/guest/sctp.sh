@@ -210,6 +210,8 @@ sctp_tests() {
 	for tool in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat; do
 		t "$tool -R over sw_ddp_sctp" perf_pair "$tool" d1 d2
 	done
+	t "data integrity (Writes, Reads, Sends), sw_ddp_sctp<->sw_ddp_sctp" \
+		integrity_pair 192.0.2.1
 	t "rping -v over sw_ddp_sctp, captured on vb" sctp_capture
 	t "SCTP peer without DDP adaptation aborted, DDP peer still served" \
 		sctp_no_ddp_peer
