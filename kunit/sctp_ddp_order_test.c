@@ -15,12 +15,12 @@
 #include <linux/highmem.h>
 #include <linux/mutex.h>
 #include <linux/prandom.h>
-#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "ddp.h"
 #include "llp_sctp.h"
 #include "queue_fixture.h"
+#include "skb_fixture.h"
 #include "stream.h"
 
 #define SEG_MAX		600		/* DDP segment, header included */
@@ -451,30 +451,6 @@ static void run_init(struct order_run *r, struct kunit *test,
 	};
 }
 
-/* An skb with @len octets of @data: @linear in its head, then pages. */
-static struct sk_buff *skb_of(const u8 *data, u32 len, u32 linear)
-{
-	struct sk_buff *skb = alloc_skb(linear, GFP_KERNEL);
-	struct page *page;
-	u32 off, n;
-
-	if (!skb)
-		return NULL;
-	skb_put_data(skb, data, linear);
-	for (off = linear; off < len; off += n) {
-		n = min_t(u32, len - off, PAGE_SIZE / 2);
-		page = alloc_page(GFP_KERNEL);
-		if (!page) {
-			kfree_skb(skb);
-			return NULL;
-		}
-		memcpy(page_address(page), data + off, n);
-		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, n,
-				PAGE_SIZE);
-	}
-	return skb;
-}
-
 /* Hand chunk @i over, as its session would on SCTP's upcall. */
 static int run_one(struct order_run *r, u32 i)
 {
@@ -488,7 +464,8 @@ static int run_one(struct order_run *r, u32 i)
 	r->arriving = i;
 	r->arrived[i] = true;
 	if (r->skb) {
-		skb = skb_of(ch->seg, ch->len, min_t(u32, ch->len, 20));
+		skb = fx_skb(ch->seg, ch->len, min_t(u32, ch->len, 20),
+			     PAGE_SIZE / 2);
 		KUNIT_ASSERT_NOT_NULL(r->test, skb);
 		c.head = min_t(u32, ch->len, sizeof(r->flat));
 		memcpy(r->flat, ch->seg, c.head);

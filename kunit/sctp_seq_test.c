@@ -7,10 +7,10 @@
  * not copied shows too.
  */
 #include <kunit/test.h>
-#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "llp_sctp.h"
+#include "skb_fixture.h"
 
 #define REC_MAX		64
 #define HELD_MAX	(64 * 1024)
@@ -415,25 +415,9 @@ static struct sk_buff *skb_chunk(struct kunit *test, const u8 *data, u32 len,
 				 u32 linear, u8 *flat, u32 head,
 				 struct sw_ddp_sctp_chunk *c)
 {
-	struct sk_buff *skb = alloc_skb(linear, GFP_KERNEL);
-	struct page *page;
-	u32 off, n;
+	struct sk_buff *skb = fx_skb(data, len, linear, PAGE_SIZE);
 
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	skb_put_data(skb, data, linear);
-	for (off = linear; off < len; off += n) {
-		n = min_t(u32, len - off, PAGE_SIZE);
-		page = alloc_page(GFP_KERNEL);
-		if (!page)
-			break;
-		memcpy(page_address(page), data + off, n);
-		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, n,
-				PAGE_SIZE);
-	}
-	if (skb->len != len) {
-		kfree_skb(skb);
-		KUNIT_FAIL_AND_ABORT(test, "no pages for the skb");
-	}
 	memcpy(flat, data, head);
 	*c = (struct sw_ddp_sctp_chunk){
 		.ppid = SCTP_DDP_PPID_SEGMENT, .data = flat, .len = len,
