@@ -100,6 +100,18 @@ sctp_no_ddp_peer() {
 	return $rc
 }
 
+# No SCTP association left in either namespace.
+sctp_assocs_gone() {
+	local ns
+	for ns in h1 h2; do
+		[ "$(ip netns exec "$ns" cat /proc/net/sctp/assocs | wc -l)" -le 1 ] ||
+			return 1
+	done
+}
+
+# After the soak: no verbs resource and, once idle, no association left.
+sctp_soak_clean() { soak_clean && retry 10 sctp_assocs_gone; }
+
 # Fast failure detection for associations opened after this.
 sctp_fast_loss() {
 	local ns
@@ -212,6 +224,9 @@ sctp_tests() {
 	done
 	t "data integrity (Writes, Reads, Sends), sw_ddp_sctp<->sw_ddp_sctp" \
 		integrity_pair 192.0.2.1
+	t "connect and disconnect 100 times over SCTP" connect_soak 100
+	t "  and no QP, CQ, MR, PD, context or association is left" \
+		sctp_soak_clean
 	t "rping -v over sw_ddp_sctp, captured on vb" sctp_capture
 	t "SCTP peer without DDP adaptation aborted, DDP peer still served" \
 		sctp_no_ddp_peer
