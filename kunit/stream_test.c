@@ -31,6 +31,8 @@ struct pipe_end {
 	u8 *wire;
 	bool closed;
 	atomic_t rtr_received;		/* llp->ops->rtr_received() calls */
+	u32 cut;			/* deliver only this much, keep the rest */
+	u32 kept;			/* octets kept in wire after cut */
 	int nsent;			/* segments sent */
 	u8 first[2];			/* the first one's DDP, RDMAP control */
 	u32 first_len;			/* and its payload length */
@@ -88,9 +90,25 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		memcpy_from_bvec(e->wire + n, &e->tx.bv[i]);
 		n += e->tx.bv[i].bv_len;
 	}
+	if (e->cut && e->cut < n) {
+		e->kept = n - e->cut;
+		n = e->cut;
+	}
 	f.in.avail = n;
 	mpa_rx_feed(&e->peer->rx, &f.in);
 	return 0;
+}
+
+/* The rest of a segment cut short by pipe_send_segment(), now. */
+static void pipe_deliver_kept(struct pipe_end *e)
+{
+	struct flat_in f = {
+		.in = { .read = flat_read, .avail = e->kept },
+		.pos = e->wire + e->cut,
+	};
+
+	e->kept = 0;
+	mpa_rx_feed(&e->peer->rx, &f.in);
 }
 
 static void pipe_close(struct sw_ddp_llp *llp, bool abortive)
@@ -412,6 +430,41 @@ static void stream_error_stops_placement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[1], 1, &wc));
 }
 
+/*
+ * The QP goes to ERROR while a segment is half placed (TCP delivers a
+ * segment in as many pieces as it likes): its receive is flushed, and
+ * the rest of the segment lands nowhere.
+ */
+static void stream_error_mid_segment(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	u32 len = 1000, placed = 100 - MPA_ULPDU_LEN_SIZE -
+				 DDP_UNTAGGED_HDR_LEN;
+	struct ib_wc wc;
+
+	fill(sf->buf[0], len, 5);
+	memset(sf->buf[1], 0, BUF_LEN);
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	sf->end[0].cut = 100;
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	/* the FPDU: ULPDU_Length, header, payload, PAD, CRC */
+	KUNIT_ASSERT_EQ(test, sf->end[0].kept,
+			MPA_ULPDU_LEN_SIZE + DDP_UNTAGGED_HDR_LEN + len +
+			mpa_pad_len(DDP_UNTAGGED_HDR_LEN + len) +
+			MPA_CRC_SIZE - 100);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], placed);
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(sf->end[1].qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	pipe_deliver_kept(&sf->end[0]);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(sf->buf[1] + placed, 0,
+					     BUF_LEN - placed), NULL);
+	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[1], 1, &wc));
+}
+
 static void stream_kick_end(struct stream_fx *sf, int i)
 {
 	queue_work(system_unbound_wq, &sf->end[i].stream->tx_work);
@@ -661,6 +714,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),
+	KUNIT_CASE(stream_error_mid_segment),
 	KUNIT_CASE_PARAM(stream_rtr, rtr_good_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_mismatch, rtr_bad_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_terminate, rtr_term_gen_params),

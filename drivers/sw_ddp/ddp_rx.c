@@ -136,6 +136,21 @@ static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 						   &seg->mr));
 }
 
+/*
+ * The consumer moved the QP to ERROR and its WQEs are flushed: no byte
+ * more is placed, nothing completes, and no Terminate goes out; the LLP
+ * is closing the stream.  Asked before each segment and each piece of
+ * one: a segment may arrive in several (TCP).  The QP waits for an
+ * upcall under way (llp ops rx_sync) before it flushes.
+ */
+static bool ddp_rx_qp_error(struct sw_ddp_stream *s)
+{
+	if (likely(READ_ONCE(s->qp->state) != SW_DDP_QPS_ERROR))
+		return false;
+	sw_ddp_stream_fail(s, DDP_ERR_LOCAL_CATASTROPHIC, false);
+	return true;
+}
+
 static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 					   unsigned int hdr_len,
 					   u32 payload_len)
@@ -144,16 +159,8 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 	struct sw_ddp_rx_seg *seg = &s->seg;
 	struct sw_ddp_term_err err;
 
-	/*
-	 * The consumer moved the QP to ERROR and its WQEs are flushed: no
-	 * byte more is placed, nothing completes, and no Terminate goes
-	 * out; the LLP is closing the stream.  (A segment already being
-	 * placed finishes.)
-	 */
-	if (unlikely(READ_ONCE(s->qp->state) == SW_DDP_QPS_ERROR)) {
-		sw_ddp_stream_fail(s, DDP_ERR_LOCAL_CATASTROPHIC, false);
+	if (ddp_rx_qp_error(s))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
-	}
 	if (hdr_len > sizeof(seg->hdr))
 		return ddp_rx_fail(s, DDP_ERR_LOCAL_CATASTROPHIC);
 	/* A segment shorter than its header (SCTP) leaves zeros, not stale */
@@ -240,6 +247,8 @@ static struct sw_ddp_term_err ddp_rx_payload(void *upper,
 	struct sw_ddp_rx_seg *seg = &s->seg;
 	struct sw_ddp_term_err err = DDP_ERR_LOCAL_CATASTROPHIC;
 
+	if (ddp_rx_qp_error(s))
+		return err;
 	switch (seg->op) {
 	case RDMAP_OP_WRITE:
 	case RDMAP_OP_READ_RESP:
@@ -270,6 +279,8 @@ static struct sw_ddp_term_err ddp_rx_end(void *upper)
 		sw_ddp_mem_put(seg->mr);
 		seg->mr = NULL;
 	}
+	if (ddp_rx_qp_error(s))
+		return DDP_ERR_LOCAL_CATASTROPHIC;
 	if (unlikely(seg->rtr))
 		return ddp_rx_fail(s, rdmap_rtr_rx_end(s));
 	switch (seg->op) {

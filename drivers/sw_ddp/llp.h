@@ -72,6 +72,16 @@ struct sw_ddp_llp_ops {
 	void (*close)(struct sw_ddp_llp *llp, bool abortive);
 
 	/*
+	 * For the QP (qp.c), not DDP: wait until no receive upcall that
+	 * began before this call is still running.  Process context; the
+	 * LLP keeps delivering afterwards.  The QP moves to ERROR, then
+	 * calls it: every later upcall sees ERROR and places nothing, so
+	 * once the flush completions are out no byte lands in a WQE's
+	 * buffer.  NULL if the LLP's upcalls never overlap its callers.
+	 */
+	void (*rx_sync)(struct sw_ddp_llp *llp);
+
+	/*
 	 * For the QP (qp.c), not DDP: start delivering received segments
 	 * to @rx with @upper, a segment's payload in at most @max_bv pages
 	 * when sending; and stop: once stop() returns, no upcall runs and

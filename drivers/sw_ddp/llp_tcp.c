@@ -941,6 +941,11 @@ static void tcp_llp_stop(struct sw_ddp_llp *llp)
 	sw_ddp_tcp_data_stop(llp_to_tcp_ep(llp));
 }
 
+static void tcp_llp_rx_sync(struct sw_ddp_llp *llp)
+{
+	sw_ddp_tcp_data_rx_sync(llp_to_tcp_ep(llp));
+}
+
 /*
  * The data path took the RFC 6581 RTR (any context); the owner hears of it
  * through ops->rtr, from the work.
@@ -955,6 +960,7 @@ static const struct sw_ddp_llp_ops sw_ddp_tcp_llp_ops = {
 	.send_segment = sw_ddp_tcp_send_segment,
 	.tx_room = tcp_llp_tx_room,
 	.close = tcp_llp_close,
+	.rx_sync = tcp_llp_rx_sync,
 	.start = tcp_llp_start,
 	.stop = tcp_llp_stop,
 	.rtr_received = tcp_llp_rtr_received,

@@ -198,6 +198,7 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 			  const struct sw_ddp_rx_ops *ops, void *upper,
 			  unsigned int max_payload_bv);
 void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep);
+void sw_ddp_tcp_data_rx_sync(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,

@@ -24,6 +24,7 @@ struct sw_ddp_tcp_data {
 	struct mpa_tx tx;
 	const struct sw_ddp_rx_ops *ops;
 	void *upper;
+	spinlock_t rx_lock;		/* held while reading; rx below */
 	bool rx_dead;			/* an error stopped reception */
 
 	struct mutex tx_lock;		/* one sendmsg at a time; stopped */
@@ -69,12 +70,37 @@ static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
-/* ep->rx_ready: data_ready in RDMA mode, the socket locked. */
+/*
+ * ep->rx_ready: data_ready in RDMA mode, the socket locked.  rx_lock
+ * lets sw_ddp_tcp_data_rx_sync() wait for a reader on another CPU.
+ */
 static void tcp_data_rx_ready(struct sw_ddp_tcp_ep *ep)
 {
-	read_descriptor_t desc = { .arg.data = ep->data, .count = 1 };
+	struct sw_ddp_tcp_data *d = ep->data;
+	read_descriptor_t desc = { .arg.data = d, .count = 1 };
 
+	spin_lock_bh(&d->rx_lock);
 	tcp_read_sock(ep->sock->sk, &desc, tcp_data_recv);
+	spin_unlock_bh(&d->rx_lock);
+}
+
+/*
+ * llp ops rx_sync: the reader that may be running has returned.  Without
+ * ep->data no reader ran yet, and the first one will see the caller's
+ * state change.
+ */
+void sw_ddp_tcp_data_rx_sync(struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_tcp_data *d;
+
+	/* the caller's QP state store before the load of ep->data */
+	smp_mb();
+	/* pairs with sw_ddp_tcp_data_start(): rx_lock initialised */
+	d = smp_load_acquire(&ep->data);
+	if (!d)
+		return;
+	spin_lock_bh(&d->rx_lock);
+	spin_unlock_bh(&d->rx_lock);
 }
 
 /**
@@ -101,6 +127,7 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 		return -ENOMEM;
 	d->ops = ops;
 	d->upper = upper;
+	spin_lock_init(&d->rx_lock);
 	mutex_init(&d->tx_lock);
 	err = mpa_tx_init(&d->tx, c->crc, c->tx_markers, c->tx_marker_base,
 			  U16_MAX, max_payload_bv);
@@ -110,7 +137,8 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 	}
 	mpa_rx_init(&d->rx, ops, upper, c->crc, c->rx_markers,
 		    c->rx_marker_base);
-	ep->data = d;
+	/* d set up before rx_sync sees it; pairs with its acquire */
+	smp_store_release(&ep->data, d);
 
 	lock_sock(sk);
 	WRITE_ONCE(ep->rx_ready, tcp_data_rx_ready);

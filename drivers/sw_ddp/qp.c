@@ -10,7 +10,8 @@
  * enters RTS only with a connection, which the connection manager (cm.c,
  * to come) attaches as its LLP endpoint; a consumer's move to RTS without
  * one fails with -ENOTCONN.  Entering ERROR flushes the SQ and RQ: every
- * outstanding WQE completes with IB_WC_WR_FLUSH_ERR, in order.
+ * outstanding WQE completes with IB_WC_WR_FLUSH_ERR, in order, and once
+ * ib_modify_qp() has returned no received byte is placed any more.
  *
  * A QP is referenced by its QPN table entry (dropped at destroy), by the
  * iw_cm (iw_add_ref/iw_rem_ref), by the engine while it works on it, and
@@ -146,6 +147,14 @@ static void qp_set_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
 	 */
 	if (qp->llp && from == SW_DDP_QPS_RTS && to != from)
 		qp->llp->ops->close(qp->llp, to == SW_DDP_QPS_ERROR);
+	/*
+	 * The stream may still deliver until the LLP has closed: a segment
+	 * DDP is placing on another CPU ends first, and later ones see
+	 * ERROR, so nothing lands in a buffer once its WQE is flushed.
+	 */
+	if (qp->llp && to == SW_DDP_QPS_ERROR && from != to &&
+	    qp->llp->ops->rx_sync)
+		qp->llp->ops->rx_sync(qp->llp);
 	if (to == SW_DDP_QPS_ERROR || from == SW_DDP_QPS_ERROR) {
 		/* ERROR to IDLE: first what user space posted meanwhile. */
 		sw_ddp_sq_flush(qp);

@@ -209,6 +209,7 @@ struct sw_ddp_sctp_session {
 	struct sw_ddp_sctp_seq seq;
 	const struct sw_ddp_rx_ops *rx;	/* set by llp start() */
 	void *upper;
+	spinlock_t rx_lock;		/* held while DDP takes a segment */
 	u32 rx_count;			/* chunks delivered in turn */
 	bool rx_end;			/* the peer's final chunk came */
 	bool rx_dead;			/* deliver nothing more */

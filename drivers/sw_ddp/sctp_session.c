@@ -51,6 +51,7 @@ struct sw_ddp_sctp_session *sctp_sess_alloc(struct sw_ddp_sctp_assoc *a,
 	s->llp.ops = &sctp_llp_ops;
 	kref_init(&s->ref);
 	mutex_init(&s->tx_mutex);
+	spin_lock_init(&s->rx_lock);
 	INIT_LIST_HEAD(&s->wait);
 	s->active = active;
 	s->assoc = a;
@@ -479,6 +480,18 @@ static int sess_ctrl_rx(struct sw_ddp_sctp_session *s,
 	}
 }
 
+/* DDP takes a segment under rx_lock, for sctp_llp_rx_sync(). */
+static int sess_seg_to_ddp(struct sw_ddp_sctp_session *s,
+			   const struct sw_ddp_sctp_chunk *c, bool early)
+{
+	int ret;
+
+	spin_lock(&s->rx_lock);
+	ret = sw_ddp_sctp_seg_rx(s->rx, s->upper, c, early);
+	spin_unlock(&s->rx_lock);
+	return ret;
+}
+
 /* A DDP Segment in its turn. */
 static int sess_seg_rx(struct sw_ddp_sctp_session *s,
 		       const struct sw_ddp_sctp_chunk *c)
@@ -486,8 +499,7 @@ static int sess_seg_rx(struct sw_ddp_sctp_session *s,
 	switch (s->state) {
 	case SW_DDP_SCTP_RDMA:
 		/* DDP refused it: it sends its Terminate, then closes */
-		if (s->rx && !s->rx_dead &&
-		    sw_ddp_sctp_seg_rx(s->rx, s->upper, c, false) < 0)
+		if (s->rx && !s->rx_dead && sess_seg_to_ddp(s, c, false) < 0)
 			s->rx_dead = true;
 		return 0;
 	case SW_DDP_SCTP_CLOSED:
@@ -522,7 +534,7 @@ static int sess_early(void *ctx, const struct sw_ddp_sctp_chunk *c)
 		return 1;	/* nobody takes it in turn either: drop */
 	if (s->state != SW_DDP_SCTP_RDMA)
 		return 0;	/* judged in turn */
-	ret = sw_ddp_sctp_seg_rx(s->rx, s->upper, c, true);
+	ret = sess_seg_to_ddp(s, c, true);
 	if (ret < 0) {
 		s->rx_dead = true;
 		return 1;
@@ -1038,11 +1050,25 @@ static void sctp_llp_stop(struct sw_ddp_llp *llp)
 	sess_shut_segments(s);
 }
 
+/*
+ * Segments reach DDP in the association's work, under its mutex.  The QP
+ * calls this under its state mutex, which that work may take (owner
+ * upcalls), so it waits on rx_lock alone.
+ */
+static void sctp_llp_rx_sync(struct sw_ddp_llp *llp)
+{
+	struct sw_ddp_sctp_session *s = llp_to_sctp(llp);
+
+	spin_lock(&s->rx_lock);
+	spin_unlock(&s->rx_lock);
+}
+
 static const struct sw_ddp_llp_ops sctp_llp_ops = {
 	.max_segment = sctp_llp_max_segment,
 	.send_segment = sctp_llp_send_segment,
 	.tx_room = sctp_llp_tx_room,
 	.close = sctp_llp_close,
+	.rx_sync = sctp_llp_rx_sync,
 	.start = sctp_llp_start,
 	.stop = sctp_llp_stop,
 };
