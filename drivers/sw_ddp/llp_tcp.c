@@ -199,7 +199,7 @@ static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
 	sk->sk_data_ready = tcp_sk_data_ready;
 	sk->sk_write_space = tcp_sk_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	ep->sock = sock;
+	WRITE_ONCE(ep->sock, sock);
 }
 
 /* Give the socket its callbacks back and close it (RST if @abortive). */
@@ -218,7 +218,7 @@ static void tcp_ep_release_sock(struct sw_ddp_tcp_ep *ep, bool abortive)
 	sk->sk_data_ready = ep->saved_data_ready;
 	sk->sk_write_space = ep->saved_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	ep->sock = NULL;
+	WRITE_ONCE(ep->sock, NULL);	/* tx_room() reads it under RCU */
 
 	if (abortive)
 		sock_no_linger(sk);
@@ -911,15 +911,25 @@ static u32 tcp_llp_max_segment(struct sw_ddp_llp *llp)
 			  ep->conn.tx_markers);
 }
 
+/*
+ * Asked by a doorbell, which holds none of the endpoint's locks: the work
+ * may be releasing the socket meanwhile.  struct socket is freed after an
+ * RCU grace period, and TCP socks are SLAB_TYPESAFE_BY_RCU, so under RCU
+ * both may be read; a sock being reused only spoils the estimate.
+ */
 static u32 tcp_llp_tx_room(struct sw_ddp_llp *llp)
 {
 	struct sw_ddp_tcp_ep *ep = llp_to_tcp_ep(llp);
-	struct socket *sock = READ_ONCE(ep->sock);
-	int room;
+	struct socket *sock;
+	struct sock *sk;
+	int room = 0;
 
-	if (!sock)
-		return 0;
-	room = sk_stream_wspace(sock->sk);
+	rcu_read_lock();
+	sock = READ_ONCE(ep->sock);
+	sk = sock ? READ_ONCE(sock->sk) : NULL;
+	if (sk)
+		room = sk_stream_wspace(sk);
+	rcu_read_unlock();
 	return room > 0 ? room : 0;
 }
 
