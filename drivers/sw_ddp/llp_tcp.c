@@ -899,34 +899,43 @@ void sw_ddp_tcp_close(struct sw_ddp_tcp_ep *ep, bool abortive)
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_tcp_close);
 
+/*
+ * The data path asks the socket's MSS and send-buffer room holding none of
+ * the endpoint's locks, while the endpoint's work may be releasing the
+ * socket (before the QP's stream stops).  struct socket is freed after an
+ * RCU grace period and TCP socks are SLAB_TYPESAFE_BY_RCU: under
+ * rcu_read_lock() both may be read, and a sock being reused meanwhile only
+ * spoils an estimate.  NULL once the socket is going.
+ */
+static struct sock *tcp_ep_sk_rcu(struct sw_ddp_tcp_ep *ep)
+{
+	struct socket *sock = READ_ONCE(ep->sock);
+
+	return sock ? READ_ONCE(sock->sk) : NULL;
+}
+
 /* llp ops: what the data path calls, any context. */
 static u32 tcp_llp_max_segment(struct sw_ddp_llp *llp)
 {
 	struct sw_ddp_tcp_ep *ep = llp_to_tcp_ep(llp);
-	struct socket *sock = READ_ONCE(ep->sock);
+	struct sock *sk;
+	u32 mss = 0;
 
-	if (!sock)
-		return 0;
-	return mpa_mulpdu(READ_ONCE(tcp_sk(sock->sk)->mss_cache),
-			  ep->conn.tx_markers);
+	rcu_read_lock();
+	sk = tcp_ep_sk_rcu(ep);
+	if (sk)
+		mss = READ_ONCE(tcp_sk(sk)->mss_cache);
+	rcu_read_unlock();
+	return mpa_mulpdu(mss, ep->conn.tx_markers);	/* 0 without */
 }
 
-/*
- * Asked by a doorbell, which holds none of the endpoint's locks: the work
- * may be releasing the socket meanwhile.  struct socket is freed after an
- * RCU grace period, and TCP socks are SLAB_TYPESAFE_BY_RCU, so under RCU
- * both may be read; a sock being reused only spoils the estimate.
- */
 static u32 tcp_llp_tx_room(struct sw_ddp_llp *llp)
 {
-	struct sw_ddp_tcp_ep *ep = llp_to_tcp_ep(llp);
-	struct socket *sock;
 	struct sock *sk;
 	int room = 0;
 
 	rcu_read_lock();
-	sock = READ_ONCE(ep->sock);
-	sk = sock ? READ_ONCE(sock->sk) : NULL;
+	sk = tcp_ep_sk_rcu(llp_to_tcp_ep(llp));
 	if (sk)
 		room = sk_stream_wspace(sk);
 	rcu_read_unlock();
