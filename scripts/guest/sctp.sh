@@ -199,6 +199,7 @@ mal_sctp_tests() {
 	cases=$("$peer" --list)
 	SERVE_TIMEOUT=900 serve h1 "$top/tools/bin/rdma_victim" 192.0.2.1 \
 		$MAL_SCTP_PORT "$(echo "$cases" | wc -l)"
+	victim_listening
 	for c in $cases; do
 		t "hostile SCTP peer: $c" ip netns exec h2 timeout 90 \
 			"$peer" 192.0.2.1 $MAL_SCTP_PORT "$c"

@@ -140,11 +140,18 @@ mal_victim_ok() {
 	[ "$(grep -c 'qp_state ERR .* guards intact' "$TMPDIR/server.log")" = "$1" ]
 }
 
+# rdma_victim, started with serve, listens: a first case sent sooner
+# would meet no listener (a cold guest takes more than serve's second).
+victim_listening() {
+	retry 30 grep -q "^victim: listening" "$TMPDIR/server.log"
+}
+
 mal_tests() {
 	local cases n
 	cases=$("$top/tools/bin/mal_peer" --list)
 	n=$(echo "$cases" | wc -l)
 	serve h1 "$top/tools/bin/rdma_victim" 192.0.2.1 $MAL_PORT "$n"
+	victim_listening
 	for c in $cases; do
 		t "hostile peer: $c gets the right Terminate" \
 			ip netns exec h2 timeout 30 "$top/tools/bin/mal_peer" \
