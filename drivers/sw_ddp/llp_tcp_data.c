@@ -31,21 +31,87 @@ struct sw_ddp_tcp_data {
 	bool stopped;
 };
 
-/* mpa_rx input over part of an skb. */
+/*
+ * mpa_rx input over part of an skb.  mpa_rx reads an FPDU in small
+ * pieces (length, header, payload, trailer), so the piece of skb data
+ * the last read ended in is remembered: the linear part (frag -1) or
+ * page fragment frag, [cur_start, cur_end) of the skb, mapped at cur.
+ * Reads copy from there; data that is not mapped so (highmem, memory
+ * without a page, a frag_list) goes through skb_copy_bits().
+ */
 struct tcp_skb_in {
 	struct mpa_rx_in in;
 	const struct sk_buff *skb;
 	unsigned int off;
+	const u8 *cur;
+	int frag;
+	unsigned int cur_start, cur_end;
 };
+
+/* Move the cursor to the piece holding s->off, at or after the current. */
+static void tcp_skb_seek(struct tcp_skb_in *s)
+{
+	const struct skb_shared_info *sh = skb_shinfo(s->skb);
+	unsigned int start = s->cur_end, end;
+	int i;
+
+	if (s->off < s->cur_start) {	/* never: reads only move on */
+		s->cur = NULL;
+		return;
+	}
+	for (i = s->frag + 1; i < sh->nr_frags; i++) {
+		end = start + skb_frag_size(&sh->frags[i]);
+		if (s->off < end) {
+			s->frag = i;
+			s->cur_start = start;
+			s->cur_end = end;
+			/* NULL for highmem or memory without a page */
+			s->cur = skb_frag_address_safe(&sh->frags[i]);
+			return;
+		}
+		start = end;
+	}
+	s->cur = NULL;
+}
 
 static int tcp_skb_read(struct mpa_rx_in *in, void *dst, u32 len)
 {
 	struct tcp_skb_in *s = container_of(in, struct tcp_skb_in, in);
-	int err = skb_copy_bits(s->skb, s->off, dst, len);
+	u32 n;
+	int err;
 
+	while (len) {
+		if (s->off >= s->cur_end || !s->cur) {
+			tcp_skb_seek(s);
+			if (!s->cur)
+				break;
+		}
+		n = min(len, s->cur_end - s->off);
+		memcpy(dst, s->cur + (s->off - s->cur_start), n);
+		s->off += n;
+		dst += n;
+		len -= n;
+	}
+	if (!len)
+		return 0;
+	err = skb_copy_bits(s->skb, s->off, dst, len);
 	if (!err)
 		s->off += len;
 	return err;
+}
+
+/* The cursor at the linear part, for reads from @off on. */
+static void tcp_skb_in_init(struct tcp_skb_in *s, const struct sk_buff *skb,
+			    unsigned int off, size_t len)
+{
+	s->in.read = tcp_skb_read;
+	s->in.avail = len;
+	s->skb = skb;
+	s->off = off;
+	s->frag = -1;
+	s->cur = skb->data;
+	s->cur_start = 0;
+	s->cur_end = skb_headlen(skb);
 }
 
 /* tcp_read_sock() actor: every octet is consumed, framed or dropped. */
@@ -53,15 +119,12 @@ static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 			 unsigned int off, size_t len)
 {
 	struct sw_ddp_tcp_data *d = desc->arg.data;
-	struct tcp_skb_in in = {
-		.in = { .read = tcp_skb_read, .avail = len },
-		.skb = skb,
-		.off = off,
-	};
 	struct sw_ddp_term_err err;
+	struct tcp_skb_in in;
 
 	if (d->rx_dead)
 		return len;	/* the stream is ending: drop */
+	tcp_skb_in_init(&in, skb, off, len);
 	err = mpa_rx_feed(&d->rx, &in.in);
 	if (!sw_ddp_term_err_ok(err)) {
 		d->rx_dead = true;
