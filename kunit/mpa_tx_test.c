@@ -96,7 +96,10 @@ static void frame_and_compare(struct kunit *test, struct tx_ctx *c,
 static void check_stream(struct kunit *test, bool crc, bool markers,
 			 u32 base)
 {
-	static const u32 lens[] = { 0, 1, 3, 500, 4096, 5000, 9000, 12 };
+	static const u32 lens[] = {
+		0, 1, 3, 500, 4096, 5000, 9000, 12,
+		MPA_TX_COPY_MAX, MPA_TX_COPY_MAX + 1,
+	};
 	struct mpa_fpdu_cfg cfg = {
 		.crc = crc, .markers = markers, .marker_base = base,
 	};
@@ -159,6 +162,42 @@ static void mpa_tx_short_payload(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mpa_tx_frame(&c->tx, hdr, sizeof(hdr), &bv, 1,
 					   200), -EINVAL);
 	KUNIT_EXPECT_EQ(test, c->tx.seq, 0);
+	/* and when a short payload is copied */
+	bvec_set_page(&bv, c->pages, 10, 0);
+	KUNIT_EXPECT_EQ(test, mpa_tx_frame(&c->tx, hdr, sizeof(hdr), &bv, 1,
+					   20), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c->tx.seq, 0);
+}
+
+/*
+ * Without markers a short FPDU is built whole: one bio_vec, with CRC or
+ * without; one with a longer payload is three (header, payload, trailer).
+ */
+static void mpa_tx_short_one_bvec(struct kunit *test)
+{
+	struct tx_ctx *c = tx_ctx_make(test);
+	u8 hdr[DDP_TAGGED_HDR_LEN] = { 0xc1 };
+	struct bio_vec bv;
+	bool crc;
+
+	for (crc = false; ; crc = true) {
+		KUNIT_ASSERT_EQ(test, mpa_tx_init(&c->tx, crc, false, 0, 8192,
+						  1), 0);
+		bvec_set_page(&bv, c->pages, 8, 1);
+		KUNIT_EXPECT_GT(test, mpa_tx_frame(&c->tx, hdr, sizeof(hdr),
+						   &bv, 1, 8), 0);
+		/* not if the frame happens to cross a page boundary */
+		KUNIT_EXPECT_EQ(test, c->tx.nr_bv,
+				c->tx.short_whole ? 1U : 3U);
+		bvec_set_page(&bv, c->pages, MPA_TX_COPY_MAX + 1, 1);
+		KUNIT_EXPECT_GT(test, mpa_tx_frame(&c->tx, hdr, sizeof(hdr),
+						   &bv, 1,
+						   MPA_TX_COPY_MAX + 1), 0);
+		KUNIT_EXPECT_EQ(test, c->tx.nr_bv, 3U);
+		mpa_tx_fini(&c->tx);
+		if (crc)
+			break;
+	}
 }
 
 static struct kunit_case mpa_tx_test_cases[] = {
@@ -167,6 +206,7 @@ static struct kunit_case mpa_tx_test_cases[] = {
 	KUNIT_CASE(mpa_tx_markers),
 	KUNIT_CASE(mpa_tx_too_big),
 	KUNIT_CASE(mpa_tx_short_payload),
+	KUNIT_CASE(mpa_tx_short_one_bvec),
 	{}
 };
 

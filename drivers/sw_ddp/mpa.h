@@ -103,11 +103,14 @@ struct mpa_rx {
 
 /* Transmit framing (mpa_tx.c): one FPDU at a time, as bio_vecs. */
 #define MPA_TX_HDR_MAX	MPA_RX_HDR_MAX
+/* Without markers, FPDUs with payloads up to this long are built whole */
+#define MPA_TX_COPY_MAX	128
 
 struct mpa_tx {
 	bool crc_on;
 	bool markers;
 	bool summing;			/* the CRC field is not summed */
+	bool short_whole;		/* see MPA_TX_COPY_MAX */
 	u32 marker_base;
 	u32 seq;			/* of the next octet we send */
 	u32 fpdu_off;
@@ -117,8 +120,9 @@ struct mpa_tx {
 	unsigned int nr_bv, max_bv;
 	struct mpa_marker *marks;
 	unsigned int nr_marks, max_marks;
-	u8 head[MPA_ULPDU_LEN_SIZE + MPA_TX_HDR_MAX];
-	u8 tail[MPA_ALIGN - 1 + MPA_CRC_SIZE];
+	/* ULPDU_Length, header, a short payload, PAD, CRC */
+	u8 frame[MPA_ULPDU_LEN_SIZE + MPA_TX_HDR_MAX + MPA_TX_COPY_MAX +
+		 MPA_ALIGN - 1 + MPA_CRC_SIZE];
 };
 
 int mpa_tx_init(struct mpa_tx *tx, bool crc, bool markers, u32 seq,
