@@ -207,17 +207,24 @@ static enum ib_wc_status rdmap_tx_local(struct sw_ddp_stream *s,
  * receive side kicks the engine when a Read completes while one waits
  * (ord_wait, under the lock, so no completion slips between).
  */
+static bool rdmap_tx_must_wait_locked(struct sw_ddp_stream *s,
+				      const struct siw_sqe *sqe)
+{
+	u32 reads = s->ord_put - s->ord_get;
+
+	lockdep_assert_held(&s->lock);
+	s->ord_wait = (sqe->opcode == SIW_OP_READ && reads >= s->ord) ||
+		      (reads && sqe->flags & SIW_WQE_READ_FENCE);
+	return s->ord_wait;
+}
+
 static bool rdmap_tx_must_wait(struct sw_ddp_stream *s,
 			       const struct siw_sqe *sqe)
 {
 	bool wait;
-	u32 reads;
 
 	spin_lock_bh(&s->lock);
-	reads = s->ord_put - s->ord_get;
-	wait = (sqe->opcode == SIW_OP_READ && reads >= s->ord) ||
-	       (reads && sqe->flags & SIW_WQE_READ_FENCE);
-	s->ord_wait = wait;
+	wait = rdmap_tx_must_wait_locked(s, sqe);
 	spin_unlock_bh(&s->lock);
 	return wait;
 }
@@ -396,7 +403,8 @@ static u64 rdmap_tx_sqe_len(const struct siw_sqe *sqe)
 /*
  * Before each message a doorbell sends, in one locked section (the
  * system call pays for each): may it go on, must the work item take over
- * (an error, an RTR to send, a Read to answer), or is an RTR awaited?
+ * (an error, an RTR to send, a Read to answer), or must it stop (an RTR
+ * awaited, or the SQE waits for Reads)?
  */
 enum rdmap_tx_inline_next {
 	RDMAP_TX_INLINE_GO,
@@ -404,7 +412,8 @@ enum rdmap_tx_inline_next {
 	RDMAP_TX_INLINE_STOP,
 };
 
-static enum rdmap_tx_inline_next rdmap_tx_inline_next(struct sw_ddp_stream *s)
+static enum rdmap_tx_inline_next rdmap_tx_inline_next(struct sw_ddp_stream *s,
+						      const struct siw_sqe *sqe)
 {
 	enum rdmap_tx_inline_next next = RDMAP_TX_INLINE_GO;
 
@@ -412,7 +421,8 @@ static enum rdmap_tx_inline_next rdmap_tx_inline_next(struct sw_ddp_stream *s)
 	if (rdmap_tx_failed_locked(s) || s->rtr_send ||
 	    s->ird_put != s->ird_get)
 		next = RDMAP_TX_INLINE_TO_WORK;
-	else if (s->rtr_wait != SW_DDP_RTR_NONE)
+	else if (s->rtr_wait != SW_DDP_RTR_NONE ||
+		 rdmap_tx_must_wait_locked(s, sqe))
 		next = RDMAP_TX_INLINE_STOP;
 	spin_unlock_bh(&s->lock);
 	return next;
@@ -422,18 +432,26 @@ static enum rdmap_tx_inline_next rdmap_tx_inline_next(struct sw_ddp_stream *s)
  * rdmap_tx_inline() - run the engine briefly from a doorbell
  * @s: the stream, its engine locked (rdmap_tx_trylock())
  *
+ * The SQE is taken first, so that an empty queue costs no stream lock;
+ * one that may not go now stays held at the head of the queue for the
+ * work item, as rdmap_tx_next_sqe() leaves it.  Errors, RTRs and Read
+ * Requests kick the work item themselves.
+ *
  * Return: true if the work item must carry on (more to send, a message
  * too long to send here, a Read Response, an RTR or an error to handle).
  */
 bool rdmap_tx_inline(struct sw_ddp_stream *s)
 {
-	struct siw_sqe sqe;
 	unsigned int n;
 	u64 len;
-	u32 seq;
 
 	for (n = 0; n < RDMAP_TX_INLINE_SQES; n++) {
-		switch (rdmap_tx_inline_next(s)) {
+		if (!s->holding) {
+			if (sw_ddp_sq_next(s->qp, &s->held, &s->held_seq))
+				return false;
+			s->holding = true;
+		}
+		switch (rdmap_tx_inline_next(s, &s->held)) {
 		case RDMAP_TX_INLINE_TO_WORK:
 			return true;
 		case RDMAP_TX_INLINE_STOP:
@@ -441,18 +459,13 @@ bool rdmap_tx_inline(struct sw_ddp_stream *s)
 		case RDMAP_TX_INLINE_GO:
 			break;
 		}
-		if (!rdmap_tx_next_sqe(s, &sqe, &seq))
-			return false;
-		len = rdmap_tx_sqe_len(&sqe);
+		len = rdmap_tx_sqe_len(&s->held);
 		if (len > RDMAP_TX_INLINE_MAX ||
-		    len + RDMAP_TX_INLINE_SLACK > ddp_tx_room(s)) {
-			/* back to the head of the queue, for the work */
-			s->held = sqe;
-			s->held_seq = seq;
-			s->holding = true;
-			return true;
-		}
-		rdmap_tx_sqe(s, &sqe, seq);
+		    len + RDMAP_TX_INLINE_SLACK > ddp_tx_room(s))
+			return true;	/* the work sends it */
+		/* only the engine, that is we, uses held */
+		s->holding = false;
+		rdmap_tx_sqe(s, &s->held, s->held_seq);
 	}
 	return true;
 }
