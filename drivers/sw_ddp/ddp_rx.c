@@ -108,13 +108,12 @@ static struct sw_ddp_term_err ddp_rx_untagged_begin(struct sw_ddp_stream *s)
 	return err;
 }
 
-/* Resolve the target STag; access is the RDMAP operation's. */
+/* Resolve the target STag; ddp_rx_place_tagged() checks the access. */
 static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 {
 	struct sw_ddp_rx_seg *seg = &s->seg;
 	const struct ddp_tagged_hdr *h = (void *)seg->hdr;
 	struct sw_ddp_term_err err;
-	int access = IB_ACCESS_REMOTE_WRITE;
 
 	err = rdmap_validate_ctrl(seg->hdr, seg->hdr_len + seg->len);
 	if (!sw_ddp_term_err_ok(err))
@@ -124,16 +123,19 @@ static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 		err = rdmap_rx_read_resp_begin(s);
 		if (!sw_ddp_term_err_ok(err))
 			return err;
-		access = IB_ACCESS_LOCAL_WRITE;
 	}
 	/* RFC 5041 §5.2: a zero-length segment's STag is not checked */
 	if (!seg->len)
 		return SW_DDP_TERM_OK;
-	return ddp_stag_err(sw_ddp_mem_get_checked(s->sdev,
-						   ddp_tagged_stag(h),
-						   s->qp->base.pd, access,
-						   seg->to, seg->len,
-						   &seg->mr));
+	/*
+	 * The STag's MR, referenced; its checks (RFC 5041 §7.1) come with
+	 * the first payload, in the section that places it, and cover the
+	 * whole segment.  Payload always follows a non-empty header.
+	 */
+	seg->mr = sw_ddp_mem_get(s->sdev, ddp_tagged_stag(h));
+	if (!seg->mr)
+		return ddp_stag_err(SW_DDP_MEM_INVALID_STAG);
+	return SW_DDP_TERM_OK;
 }
 
 /*
@@ -197,7 +199,12 @@ static int ddp_rx_place_bvec(void *ctx, const struct bio_vec *bv)
 	return err;
 }
 
-/* Tagged: check again (the MR may have changed) and place, in a section. */
+/*
+ * Tagged: check and place, in one access section.  The check covers the
+ * rest of the segment, not only this piece: no octet of a segment that
+ * fails it is placed (RFC 5041 §7.1), and the MR may have changed since
+ * the segment's last piece.
+ */
 static struct sw_ddp_term_err ddp_rx_place_tagged(struct sw_ddp_stream *s,
 						  struct sw_ddp_rx_src *src,
 						  u32 len)
@@ -213,7 +220,7 @@ static struct sw_ddp_term_err ddp_rx_place_tagged(struct sw_ddp_stream *s,
 
 	sw_ddp_mem_lock(seg->mr);
 	e = sw_ddp_mem_check_locked(seg->mr, stag, s->qp->base.pd, access,
-				    seg->to + seg->done, len);
+				    seg->to + seg->done, seg->len - seg->done);
 	if (!e) {
 		sw_ddp_mem_iter_start(&it, seg->mr, seg->to + seg->done, len);
 		while (!err && sw_ddp_mem_iter_next(&it, &bv))
