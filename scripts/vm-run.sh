@@ -12,7 +12,9 @@
 # results directory as its only argument.
 #
 # Environment: VM_TIMEOUT (seconds, default 1800), VM_MEM (default 3G),
-# VM_SMP (default: host cores).  KVM is never used: it hangs here.
+# VM_SMP (default: host cores), VM_APPEND (more kernel parameters),
+# VM_QEMU_ARGS (more QEMU arguments, e.g. tools/tcg-icount's -plugin).
+# KVM is never used: it hangs here.
 set -euo pipefail
 
 kdir=$1 results=$2 script=$3
@@ -25,11 +27,19 @@ results=$(realpath "$results")
 
 # Kernel parameters with '=' that the kernel does not know reach init's
 # environment; that is how the guest learns what to run.
+#
+# tsc=reliable: TCG's TSC follows the host clock on every vCPU, but under
+# load the clocksource watchdog sees it drift against the emulated HPET,
+# marks it unstable and moves the guest to the HPET, whose every read is
+# an emulated MMIO access.  That happened 40 to 60 s into most bench runs
+# and made every later packet pay for several clock reads.
 append="console=ttyS0,115200 panic=-1 quiet loglevel=4 kunit.enable=1
+	tsc=reliable
 	root=hostroot rootfstype=9p ro
 	rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose
 	init=$top/scripts/guest/init
-	SW_DDP_TOP=$top SW_DDP_KDIR=$kdir SW_DDP_SCRIPT=$script"
+	SW_DDP_TOP=$top SW_DDP_KDIR=$kdir SW_DDP_SCRIPT=$script
+	${VM_APPEND:-}"
 
 rc=0
 timeout --foreground -k 10 "${VM_TIMEOUT:-1800}" \
@@ -44,7 +54,7 @@ timeout --foreground -k 10 "${VM_TIMEOUT:-1800}" \
 	-device virtio-9p-pci,fsdev=results,mount_tag=results \
 	-device virtio-rng-pci \
 	-serial file:"$results/console.log" \
-	-monitor none </dev/null || rc=$?
+	-monitor none ${VM_QEMU_ARGS:-} </dev/null || rc=$?
 
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "vm-run: the VM timed out after ${VM_TIMEOUT:-1800}s" >&2
