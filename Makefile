@@ -7,13 +7,15 @@
 #   make install                     install into /lib/modules (as root)
 #   make check                       the whole test suite in a QEMU VM
 #   make demo                        boot the VM and show sw_ddp at work
+#   make icount                      kernel instructions per message, vs siw
 #   make compat-check                build against Debian 12's 6.1 headers
 #   make checkpatch                  checkpatch --strict over our sources
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 SRC := $(CURDIR)
 
-.PHONY: all modules kunit install clean check demo bench compat-check checkpatch
+.PHONY: all modules kunit install clean check demo bench icount compat-check \
+	checkpatch
 
 all: modules
 
@@ -40,6 +42,9 @@ demo:
 
 bench:
 	@scripts/bench.sh
+
+icount:
+	@scripts/icount.sh
 
 compat-check:
 	@scripts/compat-check.sh

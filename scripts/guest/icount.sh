@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make icount`, the guest side (scripts/icount.sh): ib_write_lat (8
+# bytes) over sw_ddp and over siw, each counted for a window in the middle
+# of a long run.  The window's edges are syncfs(2) calls (sync -f), at
+# each of which the plugin (tools/tcg-icount) writes its counts out.
+results=$1
+. "$SW_DDP_TOP/scripts/guest/lib.sh"
+[ -f "$results/icount.conf" ] && . "$results/icount.conf"
+
+tool=${ICOUNT_TOOL:-ib_write_lat}
+window=${ICOUNT_WINDOW:-8}
+
+insmod "$SW_DDP_KO"
+insmod "$SIW_KO"
+netns_up
+echo 0 > /proc/sys/kernel/kptr_restrict
+cat /proc/kallsyms > "$results/kallsyms"
+
+snap=0
+for prov in sw_ddp siw; do
+	in_h1 rdma link add b1 type "$prov" netdev va
+	in_h2 rdma link add b2 type "$prov" netdev vb
+	in_h1 taskset -c 1 $tool -R -F -d b1 -s 8 -n 100000000 \
+		> "$results/srv-$prov.log" 2>&1 &
+	sleep 2
+	in_h2 taskset -c 0 $tool -R -F -d b2 -s 8 -n 100000000 192.0.2.1 \
+		> "$results/cli-$prov.log" 2>&1 &
+	sleep 6
+	a=$(awk '/NET_RX/{print $2+$3}' /proc/softirqs)
+	sync -f /
+	sleep "$window"
+	sync -f /
+	b=$(awk '/NET_RX/{print $2+$3}' /proc/softirqs)
+	echo "$prov $snap $((snap + 1)) net_rx $((b - a))" >> "$results/windows"
+	snap=$((snap + 2))
+	pkill -x "$tool"
+	wait
+	in_h1 rdma link del b1
+	in_h2 rdma link del b2
+done
+netns_down

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make icount`: exact kernel instruction counts per message, sw_ddp
+# against siw, for ib_write_lat (8 bytes).  Boots the bench kernel with
+# the tools/tcg-icount QEMU plugin, which counts every kernel translation
+# block the guest executes; scripts/guest/icount.sh brackets a window in
+# the middle of each provider's run; scripts/icount-report.py attributes
+# the window's instructions to symbols and divides by its messages.
+#
+# Instructions are not time under TCG (memory accesses, helpers and
+# device exits cost more), but they are repeatable to the instruction,
+# where sampled time swings by 2x between boots.
+#
+# Environment: ICOUNT_TOOL (default ib_write_lat), ICOUNT_WINDOW (seconds,
+# default 8), ICOUNT_TOP (symbols listed, default 60), SW_DDP_RESULTS
+# (default results/icount).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+results=${SW_DDP_RESULTS:-$top/results/icount}
+rm -rf "$results"
+mkdir -p "$results/vm"
+
+"$top/scripts/install-deps.sh" bench
+kdir=$("$top/scripts/build-kernel.sh" bench)
+
+tree=$results/tree
+mkdir -p "$tree"
+tar -C "$top" --exclude=./results --exclude=./.git -cf - . | tar -C "$tree" -xf -
+make -C "$tree" KDIR="$kdir" clean >/dev/null
+make -C "$tree" KDIR="$kdir" -j"$(nproc)" > "$results/build.log" 2>&1 ||
+	{ tail -20 "$results/build.log"; exit 1; }
+gcc -O2 -Wall -Werror -shared -fPIC -o "$results/icount.so" \
+	"$top/tools/tcg-icount/icount.c" -lpthread
+
+# The window's edges are syncfs(2) calls; nokaslr keeps System.map true.
+trigger=$(awk '$3 == "__x64_sys_syncfs" { print $1 }' "$kdir/System.map")
+[ -n "$trigger" ] || { echo "icount: no __x64_sys_syncfs in System.map" >&2; exit 1; }
+
+for v in ICOUNT_TOOL ICOUNT_WINDOW; do
+	[ -n "${!v:-}" ] && echo "$v=\"${!v}\""
+done > "$results/vm/icount.conf"
+
+echo "icount: booting the bench kernel with the counting plugin"
+VM_SMP=2 VM_TIMEOUT=${VM_TIMEOUT:-1500} VM_APPEND=nokaslr \
+	VM_QEMU_ARGS="-plugin $results/icount.so,trigger=0x$trigger,out=$results/vm/snap" \
+	"$tree/scripts/vm-run.sh" "$kdir" "$results/vm" "$tree/scripts/guest/icount.sh"
+
+"$top/scripts/icount-report.py" "$results/vm" "${ICOUNT_TOP:-60}" |
+	tee "$results/report.txt"
