@@ -11,23 +11,8 @@
 # results/bench).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-results=${SW_DDP_RESULTS:-$top/results/bench}
-rm -rf "$results"
-mkdir -p "$results/vm"
-
-"$top/scripts/install-deps.sh" bench
-kdir=$("$top/scripts/build-kernel.sh" bench)
-
-# The modules are built for the bench kernel in a copy of the tree, so the
-# tree's own build (for the debug kernel) is left alone.  The VM finds the
-# modules next to the vm-run.sh it was started from.
-tree=$results/tree
-mkdir -p "$tree"
-tar -C "$top" --exclude=./results --exclude=./.git -cf - . | tar -C "$tree" -xf -
-make -C "$tree" KDIR="$kdir" clean >/dev/null
-make -C "$tree" KDIR="$kdir" -j"$(nproc)" > "$results/build.log" 2>&1 ||
-	{ tail -20 "$results/build.log"; exit 1; }
+. "$(dirname "$0")/bench-lib.sh"
+bench_prepare bench
 
 for v in BENCH_REPS BENCH_MIB BENCH_PROVIDERS BENCH_SIZES BENCH_TOOLS; do
 	[ -n "${!v:-}" ] && echo "$v=\"${!v}\""

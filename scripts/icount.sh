@@ -17,20 +17,8 @@
 # (default results/icount).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-results=${SW_DDP_RESULTS:-$top/results/icount}
-rm -rf "$results"
-mkdir -p "$results/vm"
-
-"$top/scripts/install-deps.sh" bench
-kdir=$("$top/scripts/build-kernel.sh" bench)
-
-tree=$results/tree
-mkdir -p "$tree"
-tar -C "$top" --exclude=./results --exclude=./.git -cf - . | tar -C "$tree" -xf -
-make -C "$tree" KDIR="$kdir" clean >/dev/null
-make -C "$tree" KDIR="$kdir" -j"$(nproc)" > "$results/build.log" 2>&1 ||
-	{ tail -20 "$results/build.log"; exit 1; }
+. "$(dirname "$0")/bench-lib.sh"
+bench_prepare icount
 gcc -O2 -Wall -Werror -shared -fPIC -o "$results/icount.so" \
 	"$top/tools/tcg-icount/icount.c" -lpthread
 
