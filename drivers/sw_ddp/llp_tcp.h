@@ -18,6 +18,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
+#include <linux/skbuff.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
 
@@ -193,7 +194,29 @@ void sw_ddp_tcp_close(struct sw_ddp_tcp_ep *ep, bool abortive);
 void sw_ddp_tcp_get(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_put(struct sw_ddp_tcp_ep *ep);
 
-/* llp_tcp_data.c: FPDUs on the socket in RDMA mode */
+/*
+ * llp_tcp_data.c: FPDUs on the socket in RDMA mode
+ *
+ * mpa_rx input over part of an skb.  mpa_rx reads an FPDU in small
+ * pieces (length, header, payload, trailer), so the piece of skb data
+ * the last read ended in is remembered: the linear part (frag -1) or
+ * page fragment frag, [cur_start, cur_end) of the skb, mapped at cur.
+ * Reads copy from there; data that is not mapped so (highmem, memory
+ * without a page, a frag_list) goes through skb_copy_bits().
+ */
+struct sw_ddp_tcp_skb_in {
+	struct mpa_rx_in in;
+	const struct sk_buff *skb;
+	unsigned int off;
+	const u8 *cur;
+	int frag;
+	unsigned int cur_start, cur_end;
+};
+
+void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
+			    const struct sk_buff *skb, unsigned int off,
+			    size_t len);
+
 int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 			  const struct sw_ddp_rx_ops *ops, void *upper,
 			  unsigned int max_payload_bv);

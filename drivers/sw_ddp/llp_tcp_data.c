@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/tcp.h>
+#include <kunit/visibility.h>
 
 #include "compat.h"
 #include "llp_tcp.h"
@@ -32,33 +33,19 @@ struct sw_ddp_tcp_data {
 };
 
 /*
- * mpa_rx input over part of an skb.  mpa_rx reads an FPDU in small
- * pieces (length, header, payload, trailer), so the piece of skb data
- * the last read ended in is remembered: the linear part (frag -1) or
- * page fragment frag, [cur_start, cur_end) of the skb, mapped at cur.
- * Reads copy from there; data that is not mapped so (highmem, memory
- * without a page, a frag_list) goes through skb_copy_bits().
+ * Move the cursor to the piece holding s->off, after the current one; or
+ * leave it NULL if s->off is still in the current one (not mapped) or in
+ * no page fragment.
  */
-struct tcp_skb_in {
-	struct mpa_rx_in in;
-	const struct sk_buff *skb;
-	unsigned int off;
-	const u8 *cur;
-	int frag;
-	unsigned int cur_start, cur_end;
-};
-
-/* Move the cursor to the piece holding s->off, at or after the current. */
-static void tcp_skb_seek(struct tcp_skb_in *s)
+static void tcp_skb_seek(struct sw_ddp_tcp_skb_in *s)
 {
 	const struct skb_shared_info *sh = skb_shinfo(s->skb);
 	unsigned int start = s->cur_end, end;
 	int i;
 
-	if (s->off < s->cur_start) {	/* never: reads only move on */
-		s->cur = NULL;
+	s->cur = NULL;
+	if (s->off < start)
 		return;
-	}
 	for (i = s->frag + 1; i < sh->nr_frags; i++) {
 		end = start + skb_frag_size(&sh->frags[i]);
 		if (s->off < end) {
@@ -71,15 +58,15 @@ static void tcp_skb_seek(struct tcp_skb_in *s)
 		}
 		start = end;
 	}
-	s->cur = NULL;
 }
 
 static int tcp_skb_read(struct mpa_rx_in *in, void *dst, u32 len)
 {
-	struct tcp_skb_in *s = container_of(in, struct tcp_skb_in, in);
+	struct sw_ddp_tcp_skb_in *s;
 	u32 n;
 	int err;
 
+	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
 	while (len) {
 		if (s->off >= s->cur_end || !s->cur) {
 			tcp_skb_seek(s);
@@ -100,9 +87,16 @@ static int tcp_skb_read(struct mpa_rx_in *in, void *dst, u32 len)
 	return err;
 }
 
-/* The cursor at the linear part, for reads from @off on. */
-static void tcp_skb_in_init(struct tcp_skb_in *s, const struct sk_buff *skb,
-			    unsigned int off, size_t len)
+/**
+ * sw_ddp_tcp_skb_in_init() - mpa_rx input over part of an skb
+ * @s: the input, its cursor at the linear part
+ * @skb: the skb, as tcp_read_sock() hands it over
+ * @off: the first octet to read
+ * @len: how many octets there are to read
+ */
+void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
+			    const struct sk_buff *skb, unsigned int off,
+			    size_t len)
 {
 	s->in.read = tcp_skb_read;
 	s->in.avail = len;
@@ -113,6 +107,7 @@ static void tcp_skb_in_init(struct tcp_skb_in *s, const struct sk_buff *skb,
 	s->cur_start = 0;
 	s->cur_end = skb_headlen(skb);
 }
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_tcp_skb_in_init);
 
 /* tcp_read_sock() actor: every octet is consumed, framed or dropped. */
 static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
@@ -120,11 +115,11 @@ static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 {
 	struct sw_ddp_tcp_data *d = desc->arg.data;
 	struct sw_ddp_term_err err;
-	struct tcp_skb_in in;
+	struct sw_ddp_tcp_skb_in in;
 
 	if (d->rx_dead)
 		return len;	/* the stream is ending: drop */
-	tcp_skb_in_init(&in, skb, off, len);
+	sw_ddp_tcp_skb_in_init(&in, skb, off, len);
 	err = mpa_rx_feed(&d->rx, &in.in);
 	if (!sw_ddp_term_err_ok(err)) {
 		d->rx_dead = true;

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the TCP LLP's skb reader (llp_tcp_data.c), which mpa_rx pulls
+ * every received octet through.  Skbs laid out as a socket hands them up
+ * (head, page fragments, and a frag_list its cursor cannot map) are read
+ * from every start offset in pieces of awkward sizes; what comes out must
+ * be the octets that went in, in order, with the piece that runs past the
+ * end refused.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "llp_tcp.h"
+#include "skb_fixture.h"
+
+#define DATA_LEN	700U
+
+static u8 *pattern(struct kunit *test)
+{
+	u8 *data = kunit_kmalloc(test, DATA_LEN, GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	for (i = 0; i < DATA_LEN; i++)
+		data[i] = (u8)(i * 7 + 3);
+	return data;
+}
+
+static void skb_free(void *skb)
+{
+	kfree_skb(skb);
+}
+
+/* Read [off, len) in pieces of @step; compare with data. */
+static void read_all(struct kunit *test, const struct sk_buff *skb,
+		     const u8 *data, u32 len, u32 off, u32 step)
+{
+	u8 *out = kunit_kmalloc(test, DATA_LEN, GFP_KERNEL);
+	struct sw_ddp_tcp_skb_in in;
+	u32 pos, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	sw_ddp_tcp_skb_in_init(&in, skb, off, len - off);
+	for (pos = off; pos < len; pos += n) {
+		n = min(step, len - pos);
+		KUNIT_ASSERT_EQ(test, in.in.read(&in.in, out + pos, n), 0);
+	}
+	KUNIT_EXPECT_MEMEQ(test, out + off, data + off, len - off);
+	/* nothing is left: one more octet is refused */
+	KUNIT_EXPECT_NE(test, in.in.read(&in.in, out, 1), 0);
+	kunit_kfree(test, out);
+}
+
+static void read_every_way(struct kunit *test, const struct sk_buff *skb,
+			   const u8 *data, u32 len)
+{
+	static const u32 steps[] = { 1, 2, 3, 4, 5, 14, 64, 333, DATA_LEN };
+	u32 off, i;
+
+	for (i = 0; i < ARRAY_SIZE(steps); i++)
+		for (off = 0; off < len; off += 37)
+			read_all(test, skb, data, len, off, steps[i]);
+}
+
+/* Head and fragments of several sizes, from a tiny one up */
+static void tcp_skb_read_frags(struct kunit *test)
+{
+	static const u32 layouts[][2] = {	/* linear, fragment size */
+		{ DATA_LEN, 1 }, { 0, 1 }, { 0, 7 }, { 20, 100 },
+		{ 1, 256 }, { 66, DATA_LEN },
+	};
+	u8 *data = pattern(test);
+	struct sk_buff *skb;
+	u32 i, len;
+
+	for (i = 0; i < ARRAY_SIZE(layouts); i++) {
+		/* no more fragments than an skb holds */
+		len = min(DATA_LEN, layouts[i][0] + 16 * layouts[i][1]);
+		skb = fx_skb(data, len, min(layouts[i][0], len),
+			     layouts[i][1]);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		read_every_way(test, skb, data, len);
+		kfree_skb(skb);
+	}
+}
+
+/* Octets in a frag_list, after head and fragments: skb_copy_bits() */
+static void tcp_skb_read_frag_list(struct kunit *test)
+{
+	u8 *data = pattern(test);
+	struct sk_buff *skb, *next;
+
+	skb = fx_skb(data, 300, 40, 130);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, skb_free, skb),
+			0);
+	next = fx_skb(data + 300, DATA_LEN - 300, 10, 128);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	skb_shinfo(skb)->frag_list = next;
+	skb->len += next->len;
+	skb->data_len += next->len;
+	skb->truesize += next->truesize;
+	read_every_way(test, skb, data, DATA_LEN);
+}
+
+static struct kunit_case tcp_skb_test_cases[] = {
+	KUNIT_CASE(tcp_skb_read_frags),
+	KUNIT_CASE(tcp_skb_read_frag_list),
+	{}
+};
+
+static struct kunit_suite tcp_skb_test_suite = {
+	.name = "sw_ddp_tcp_skb",
+	.test_cases = tcp_skb_test_cases,
+};
+
+kunit_test_suites(&tcp_skb_test_suite);
