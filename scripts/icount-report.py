@@ -5,7 +5,7 @@
 usage: icount-report.py RESULTS_DIR [TOP]
 
 RESULTS_DIR holds the guest's kallsyms, its 'windows' file (lines
-"provider first_snapshot second_snapshot net_rx N") and the plugin's
+"provider first_snapshot second_snapshot") and the plugin's
 snap.N files.  For each provider the instructions executed in its window
 are attributed to kernel symbols and divided by the TCP segments received
 in the window (tcp_v4_rcv calls): one per message in ib_write_lat, where

@@ -27,12 +27,10 @@ for prov in sw_ddp siw; do
 	in_h2 taskset -c 0 $tool -R -F -d b2 -s 8 -n 100000000 192.0.2.1 \
 		> "$results/cli-$prov.log" 2>&1 &
 	sleep 6
-	a=$(awk '/NET_RX/{print $2+$3}' /proc/softirqs)
 	sync -f /
 	sleep "$window"
 	sync -f /
-	b=$(awk '/NET_RX/{print $2+$3}' /proc/softirqs)
-	echo "$prov $snap $((snap + 1)) net_rx $((b - a))" >> "$results/windows"
+	echo "$prov $snap $((snap + 1))" >> "$results/windows"
 	snap=$((snap + 2))
 	pkill -x "$tool"
 	wait

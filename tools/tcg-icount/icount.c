@@ -7,10 +7,10 @@
  * to boot; instruction counts are exact and repeatable.  Every kernel
  * translation block (vaddr in the upper half) gets a counter of its
  * executions; each time the guest enters the trigger address (give it
- * __x64_sys_syncfs from System.map, and boot with nokaslr) the counts so far
- * go to OUT.N, N = 0, 1, ...  The guest brackets a workload with two
- * "sync -f /" calls; scripts/icount-report.py diffs the two files and maps them to
- * symbols with the guest's /proc/kallsyms.
+ * __x64_sys_syncfs from System.map, and boot with nokaslr) the counts so
+ * far go to OUT.N, N = 0, 1, ...  The guest brackets a workload with two
+ * "sync -f /" calls; scripts/icount-report.py diffs the two files and
+ * maps them to symbols with the guest's /proc/kallsyms.
  *
  *   qemu-system-x86_64 ... -plugin icount.so,trigger=0xffff...,out=/tmp/ic
  *
