@@ -46,6 +46,10 @@ def summarize(rows):
         "n": len(vals),
         "snd_cpb": statistics.median(float(r[snd]) for r in rows),
         "rcv_cpb": statistics.median(float(r[rcv]) for r in rows),
+        # absent from CSVs written before it was measured
+        "kern_cpb": statistics.median(float(r["kernel_cycles_per_byte"])
+                                      for r in rows)
+        if rows[0].get("kernel_cycles_per_byte") else None,
     }
 
 
@@ -79,7 +83,7 @@ def main():
         w = csv.writer(f)
         w.writerow(["provider", "tool", "size", "qps", "unit", "median", "min",
                     "max", "runs", "ratio_to_siw", "sender_cycles_per_byte",
-                    "receiver_cycles_per_byte"])
+                    "receiver_cycles_per_byte", "kernel_cycles_per_byte"])
         for t in tests:
             for p in provs:
                 s = summ.get((p,) + t)
@@ -90,7 +94,8 @@ def main():
                             f"{s['median']:.2f}", f"{s['min']:.2f}",
                             f"{s['max']:.2f}", s["n"],
                             f"{r:.3f}" if r else "", f"{s['snd_cpb']:.2f}",
-                            f"{s['rcv_cpb']:.2f}"])
+                            f"{s['rcv_cpb']:.2f}",
+                            f"{s['kern_cpb']:.2f}" if s["kern_cpb"] else ""])
 
     print()
     hdr = f"{'test':<22}" + "".join(f"{p:>26}" for p in provs)
@@ -110,14 +115,20 @@ def main():
             line += f"{cell:>26}"
         print(line)
     print()
-    print("CPU, median cycles per wire octet (sender / receiver):")
+    # Busy time restates the throughput (perftest polls: its CPUs are
+    # always busy); kernel time is the work done per octet.
+    print("CPU in the kernel, both CPUs, median cycles per wire octet "
+          "(ratio to siw):")
     for t in tests:
         if t[0].endswith("_lat"):
             continue
         line = f"{key_name(*t):<22}"
+        base = summ.get((BASE,) + t)
         for p in provs:
             s = summ.get((p,) + t)
-            cell = f"{s['snd_cpb']:.1f} / {s['rcv_cpb']:.1f}" if s else "-"
+            cell = f"{s['kern_cpb']:.1f}" if s and s["kern_cpb"] else "-"
+            if s and s["kern_cpb"] and base and base["kern_cpb"] and p != BASE:
+                cell += f" ({s['kern_cpb'] / base['kern_cpb']:.2f}x)"
             line += f"{cell:>26}"
         print(line)
     print()

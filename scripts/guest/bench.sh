@@ -24,7 +24,7 @@ BENCH_TOOLS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat"
 [ -f "$results/bench.conf" ] && . "$results/bench.conf"
 
 csv=$results/bench.csv
-echo "provider,tool,size,qps,rep,bw_MiBps,lat_us,client_cycles_per_byte,server_cycles_per_byte,wire_bytes" > "$csv"
+echo "provider,tool,size,qps,rep,bw_MiBps,lat_us,client_cycles_per_byte,server_cycles_per_byte,wire_bytes,kernel_cycles_per_byte" > "$csv"
 
 # Server on CPU 1, client on CPU 0 (both on 0 in a one-CPU guest).
 srv_cpu=$(($(nproc) > 1 ? 1 : 0))
@@ -34,6 +34,13 @@ hz=$(getconf CLK_TCK)
 # busy jiffies of CPU $1
 cpu_busy() {
 	awk -v c="cpu$1" '$1 == c { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+# jiffies in the kernel (system, irq, softirq), all CPUs: the providers'
+# work and TCP's.  User time is perftest, and it busy-polls: its CPU is
+# always busy, so busy time per octet only restates the throughput.
+cpu_kernel() {
+	awk '$1 == "cpu" { print $4 + $7 + $8 }' /proc/stat
 }
 
 # octets through va, both directions
@@ -69,7 +76,7 @@ bw_iters() {
 
 # run PROVIDER TOOL SIZE QPS REP: one perftest run, one CSV line.
 run() {
-	local prov=$1 tool=$2 size=$3 qps=$4 rep=$5 opts out c0 c1 w0 w1 bw="" lat=""
+	local prov=$1 tool=$2 size=$3 qps=$4 rep=$5 opts out c0 c1 kn w0 w1 bw="" lat=""
 	# Iterations, not -D: perftest's duration mode reports 0.00 under TCG
 	# (its timestamp-frequency estimate fails), its iteration mode works.
 	case $tool in
@@ -80,11 +87,12 @@ run() {
 		> "$TMPDIR/srv.log" 2>&1 &
 	local srv=$!
 	sleep 1
-	c0=$(cpu_busy 0) c1=$(cpu_busy $srv_cpu) w0=$(wire_bytes)
+	c0=$(cpu_busy 0) c1=$(cpu_busy $srv_cpu) kn=$(cpu_kernel) w0=$(wire_bytes)
 	ip netns exec h2 taskset -c 0 timeout 120 "$tool" -R -F -d b2 $opts \
 		192.0.2.1 > "$TMPDIR/cli.log" 2>&1
 	wait $srv
 	c0=$(($(cpu_busy 0) - c0)) c1=$(($(cpu_busy $srv_cpu) - c1))
+	kn=$(($(cpu_kernel) - kn))
 	w1=$(($(wire_bytes) - w0))
 	out=$(cat "$TMPDIR/cli.log")
 	echo "=== $prov $tool $size q$qps #$rep"
@@ -99,11 +107,11 @@ run() {
 	*) echo "  (no result: run failed)"; cat "$TMPDIR/srv.log"; return ;;
 	esac
 	awk -v p="$prov" -v t="$tool" -v s="$size" -v q="$qps" -v r="$rep" \
-		-v bw="$bw" -v lat="$lat" -v c0="$c0" -v c1="$c1" -v w="$w1" \
+		-v bw="$bw" -v lat="$lat" -v c0="$c0" -v c1="$c1" -v kn="$kn" -v w="$w1" \
 		-v mhz="$mhz" -v hz="$hz" 'BEGIN {
 			k = mhz * 1e6 / hz / (w > 0 ? w : 1)
-			printf "%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%d\n",
-				p, t, s, q, r, bw, lat, c0 * k, c1 * k, w
+			printf "%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%d,%.3f\n",
+				p, t, s, q, r, bw, lat, c0 * k, c1 * k, w, kn * k
 		}' >> "$csv"
 }
 
