@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Kernel instructions per message from tcg-icount snapshots.
 
-usage: icount-report.py RESULTS_DIR [TOP]
+usage: icount-report.py RESULTS_DIR [TOP] [--per-kib]
 
 RESULTS_DIR holds the guest's kallsyms, its 'windows' file (lines
-"provider first_snapshot second_snapshot") and the plugin's
+"provider first_snapshot second_snapshot wire_octets") and the plugin's
 snap.N files.  For each provider the instructions executed in its window
 are attributed to kernel symbols and divided by the TCP segments received
 in the window (tcp_v4_rcv calls): one per message in ib_write_lat, where
-each message is one segment and no pure ACK is sent.
+each message is one segment and no pure ACK is sent.  For bandwidth
+tools, where segments and messages differ, --per-kib also gives the
+totals, and the symbols, per KiB that crossed the veth.
 """
 import bisect
 import collections
@@ -67,36 +69,45 @@ def group(name):
 
 
 def main():
-    top = sys.argv[1]
-    limit = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    args = [a for a in sys.argv[1:] if a != '--per-kib']
+    per_kib = len(args) < len(sys.argv) - 1
+    top = args[0]
+    limit = int(args[1]) if len(args) > 1 else 40
     addrs, names = load_syms(os.path.join(top, 'kallsyms'))
     runs = []
     with open(os.path.join(top, 'windows')) as f:
         for line in f:
-            prov, first, second = line.split()[:3]
-            per_sym, entries = window(top, int(first), int(second),
+            f = line.split()
+            per_sym, entries = window(top, int(f[1]), int(f[2]),
                                       addrs, names)
             msgs = entries['tcp_v4_rcv'] or 1
-            runs.append((prov, per_sym, msgs))
-    for prov, per_sym, msgs in runs:
+            kib = int(f[3]) / 1024 if per_kib and len(f) > 3 else 0
+            runs.append((f[0], per_sym, msgs, kib))
+    for prov, per_sym, msgs, kib in runs:
         total = sum(per_sym.values())
         print('%s: %d messages (tcp_v4_rcv calls), %d kernel instructions '
-              'per message' % (prov, msgs, total // msgs))
+              'per message' % (prov, msgs, total // msgs) +
+              (', %d per wire KiB' % (total / kib) if kib else ''))
         groups = collections.Counter()
         for name, n in per_sym.items():
             groups[group(name)] += n
         for g, n in groups.most_common():
-            print('  %-12s %8d' % (g, n // msgs))
+            print('  %-12s %8d' % (g, n // msgs) +
+                  ('  %8d per KiB' % (n / kib) if kib else ''))
     print()
-    head = ''.join('%12s' % prov for prov, _, _ in runs)
-    print('%-40s%s   instructions per message' % ('symbol', head))
+    # per message, or per wire KiB (None: no octets counted, no column)
+    unit = [(kib or None) if per_kib else msgs for _, _, msgs, kib in runs]
+    head = ''.join('%12s' % prov for prov, _, _, _ in runs)
+    print('%-40s%s   instructions per %s' %
+          ('symbol', head, 'wire KiB' if per_kib else 'message'))
     order = collections.Counter()
-    for _, per_sym, msgs in runs:
+    for (_, per_sym, _, _), u in zip(runs, unit):
         for name, n in per_sym.items():
-            order[name] = max(order[name], n / msgs)
+            if u:
+                order[name] = max(order[name], n / u)
     for name, _ in order.most_common(limit):
-        cols = ''.join('%12d' % (per_sym[name] // msgs)
-                       for _, per_sym, msgs in runs)
+        cols = ''.join('%12d' % (per_sym[name] / u) if u else '%12s' % '-'
+                       for (_, per_sym, _, _), u in zip(runs, unit))
         print('%-40s%s' % (name[:40], cols))
 
 

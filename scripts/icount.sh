@@ -12,9 +12,10 @@
 # device exits cost more), but they are repeatable to the instruction,
 # where sampled time swings by 2x between boots.
 #
-# Environment: ICOUNT_TOOL (default ib_write_lat), ICOUNT_WINDOW (seconds,
-# default 8), ICOUNT_TOP (symbols listed, default 60), SW_DDP_RESULTS
-# (default results/icount).
+# Environment: ICOUNT_TOOL (default ib_write_lat), ICOUNT_SIZE (message
+# size, default 8), ICOUNT_PROVIDERS (default "sw_ddp siw"), ICOUNT_WINDOW
+# (seconds, default 8), ICOUNT_TOP (symbols listed, default 60),
+# SW_DDP_RESULTS (default results/icount).
 set -euo pipefail
 
 . "$(dirname "$0")/bench-lib.sh"
@@ -26,7 +27,7 @@ gcc -O2 -Wall -Werror -shared -fPIC -o "$results/icount.so" \
 trigger=$(awk '$3 == "__x64_sys_syncfs" { print $1 }' "$kdir/System.map")
 [ -n "$trigger" ] || { echo "icount: no __x64_sys_syncfs in System.map" >&2; exit 1; }
 
-for v in ICOUNT_TOOL ICOUNT_WINDOW; do
+for v in ICOUNT_TOOL ICOUNT_SIZE ICOUNT_PROVIDERS ICOUNT_WINDOW; do
 	[ -n "${!v:-}" ] && echo "$v=\"${!v}\""
 done > "$results/vm/icount.conf"
 
@@ -35,5 +36,9 @@ VM_SMP=2 VM_TIMEOUT=${VM_TIMEOUT:-1500} VM_APPEND=nokaslr \
 	VM_QEMU_ARGS="-plugin $results/icount.so,trigger=0x$trigger,out=$results/vm/snap" \
 	"$tree/scripts/vm-run.sh" "$kdir" "$results/vm" "$tree/scripts/guest/icount.sh"
 
-"$top/scripts/icount-report.py" "$results/vm" "${ICOUNT_TOP:-60}" |
+case ${ICOUNT_TOOL:-} in
+*_bw) per=--per-kib ;;	# bandwidth: per octet, not per segment
+*) per= ;;
+esac
+"$top/scripts/icount-report.py" "$results/vm" "${ICOUNT_TOP:-60}" $per |
 	tee "$results/report.txt"

@@ -43,12 +43,6 @@ cpu_kernel() {
 	awk '$1 == "cpu" { print $4 + $7 + $8 }' /proc/stat
 }
 
-# octets through va, both directions
-wire_bytes() {
-	ip -n h1 -s -j link show va |
-		python3 -c 'import json,sys; s=json.load(sys.stdin)[0]["stats64"]; print(s["rx"]["bytes"] + s["tx"]["bytes"])'
-}
-
 # The devices for provider $1 on va (h1) and vb (h2): named b1 and b2.
 devs_up() {
 	case $1 in

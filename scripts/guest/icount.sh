@@ -9,6 +9,8 @@ results=$1
 [ -f "$results/icount.conf" ] && . "$results/icount.conf"
 
 tool=${ICOUNT_TOOL:-ib_write_lat}
+size=${ICOUNT_SIZE:-8}
+providers=${ICOUNT_PROVIDERS:-sw_ddp siw}
 window=${ICOUNT_WINDOW:-8}
 
 insmod "$SW_DDP_KO"
@@ -18,19 +20,21 @@ echo 0 > /proc/sys/kernel/kptr_restrict
 cat /proc/kallsyms > "$results/kallsyms"
 
 snap=0
-for prov in sw_ddp siw; do
+for prov in $providers; do
 	in_h1 rdma link add b1 type "$prov" netdev va
 	in_h2 rdma link add b2 type "$prov" netdev vb
-	in_h1 taskset -c 1 $tool -R -F -d b1 -s 8 -n 100000000 \
+	in_h1 taskset -c 1 $tool -R -F -d b1 -s "$size" -n 100000000 \
 		> "$results/srv-$prov.log" 2>&1 &
 	sleep 2
-	in_h2 taskset -c 0 $tool -R -F -d b2 -s 8 -n 100000000 192.0.2.1 \
+	in_h2 taskset -c 0 $tool -R -F -d b2 -s "$size" -n 100000000 192.0.2.1 \
 		> "$results/cli-$prov.log" 2>&1 &
 	sleep 6
 	sync -f /
+	w0=$(wire_bytes)
 	sleep "$window"
 	sync -f /
-	echo "$prov $snap $((snap + 1))" >> "$results/windows"
+	w1=$(wire_bytes)
+	echo "$prov $snap $((snap + 1)) $((w1 - w0))" >> "$results/windows"
 	snap=$((snap + 2))
 	pkill -x "$tool"
 	wait

@@ -68,6 +68,14 @@ netns_down() {
 in_h1() { ip netns exec h1 "$@"; }
 in_h2() { ip netns exec h2 "$@"; }
 
+# octets through h1's va, both directions (small programs only: make
+# icount counts what runs in its window)
+wire_bytes() {
+	ip -n h1 -s link show va |
+		awk '/RX:/ { getline; rx = $1 } /TX:/ { getline; tx = $1 }
+		     END { printf "%.0f\n", rx + tx }'
+}
+
 # A kernel-log marker, so a test can look only at what it caused.
 klog_mark() { echo "sw_ddp-test: $*" > /dev/kmsg; }
 
