@@ -89,7 +89,7 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 	*rd = (struct sw_ddp_read){ .req = req, .mr = mr };
 	s->ird_put++;
 	spin_unlock_bh(&s->lock);
-	sw_ddp_stream_kick(s);
+	sw_ddp_stream_kick_away(s);
 	return SW_DDP_TERM_OK;
 }
 

@@ -95,14 +95,15 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_destroy);
 
 /*
  * The transmit engine's workqueue: high priority, so a kick runs before a
- * consumer busy-polling its CQ gets the CPU back; unbound, so an idle CPU
- * takes it when there is one.
+ * consumer busy-polling its CQ gets the CPU back.  Per CPU, so a kick can
+ * choose where the engine runs (one workqueue: a work item queued on it
+ * never runs twice at once, which sw_ddp_stream_destroy() relies on).
  */
 static struct workqueue_struct *sw_ddp_tx_wq;
 
 int sw_ddp_stream_init(void)
 {
-	sw_ddp_tx_wq = alloc_workqueue("sw_ddp_tx", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	sw_ddp_tx_wq = alloc_workqueue("sw_ddp_tx", WQ_HIGHPRI, 0);
 	return sw_ddp_tx_wq ? 0 : -ENOMEM;
 }
 
@@ -111,9 +112,28 @@ void sw_ddp_stream_exit(void)
 	destroy_workqueue(sw_ddp_tx_wq);
 }
 
+/* Run the engine on this CPU: the consumer's sends, errors, the RTR. */
 void sw_ddp_stream_kick(struct sw_ddp_stream *s)
 {
 	queue_work(sw_ddp_tx_wq, &s->tx_work);
+}
+
+/*
+ * Run the engine on the next CPU: for Read Responses.  The Read Request
+ * came in where the LLP receives, which over veth is the requester's own
+ * CPU, busy-polling for completions.  Answered there, every Request costs
+ * two context switches and the responses leave one by one; from another
+ * CPU they stream out while Requests keep coming (ib_read_bw 4 KiB: twice
+ * the rate, Documentation/performance.rst).
+ */
+void sw_ddp_stream_kick_away(struct sw_ddp_stream *s)
+{
+	unsigned int cpu = cpumask_next(raw_smp_processor_id(),
+					cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	queue_work_on(cpu, sw_ddp_tx_wq, &s->tx_work);
 }
 
 /* ib_post_send() and libsiw's doorbell: wake the engine, if connected. */

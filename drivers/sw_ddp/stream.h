@@ -117,6 +117,7 @@ extern const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops;
 int sw_ddp_stream_init(void);
 void sw_ddp_stream_exit(void);
 void sw_ddp_stream_kick(struct sw_ddp_stream *s);
+void sw_ddp_stream_kick_away(struct sw_ddp_stream *s);
 
 /* A WQE's SGEs as struct ib_sge; returns their total length. */
 static inline u32 sw_ddp_sge_from_siw(const struct siw_sge *in, u32 n,
