@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make icount`, the guest side (scripts/icount.sh): ib_write_lat (8
-# bytes) over sw_ddp and over siw, each counted for a window in the middle
-# of a long run.  The window's edges are syncfs(2) calls (sync -f), at
-# each of which the plugin (tools/tcg-icount) writes its counts out.
+# bytes) over sw_ddp and over siw, or what ICOUNT_TOOL, ICOUNT_SIZE and
+# ICOUNT_PROVIDERS say, each counted for a window in the middle of a long
+# run.  The window's edges are syncfs(2) calls (sync -f), at each of
+# which the plugin (tools/tcg-icount) writes its counts out; the octets
+# that crossed the veth in the window go with them.
 results=$1
 . "$SW_DDP_TOP/scripts/guest/lib.sh"
 [ -f "$results/icount.conf" ] && . "$results/icount.conf"
