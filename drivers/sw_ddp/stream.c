@@ -133,6 +133,7 @@ void sw_ddp_stream_kick_away(struct sw_ddp_stream *s)
 
 	if (cpu >= nr_cpu_ids)
 		cpu = cpumask_first(cpu_online_mask);
+	/* Had it gone offline meanwhile, the work would run on another. */
 	queue_work_on(cpu, sw_ddp_tx_wq, &s->tx_work);
 }
 
