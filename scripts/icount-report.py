@@ -69,8 +69,8 @@ def group(name):
 
 
 def main():
+    per_kib = '--per-kib' in sys.argv[1:]
     args = [a for a in sys.argv[1:] if a != '--per-kib']
-    per_kib = len(args) < len(sys.argv) - 1
     top = args[0]
     limit = int(args[1]) if len(args) > 1 else 40
     addrs, names = load_syms(os.path.join(top, 'kallsyms'))
