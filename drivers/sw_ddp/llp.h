@@ -13,6 +13,8 @@
 
 #include <linux/types.h>
 #include <linux/bvec.h>
+#include <linux/cpumask.h>
+#include <linux/smp.h>
 #include <sw_ddp/rdmap.h>
 
 struct sw_ddp_llp;
@@ -179,6 +181,19 @@ struct sw_ddp_rx_ops {
 static inline void sw_ddp_llp_rtr_received(struct sw_ddp_llp *llp)
 {
 	llp->ops->rtr_received(llp);
+}
+
+/*
+ * Where work goes that should leave this CPU: the next online one.  Over
+ * veth a peer's receive runs on the sender's CPU, in its softirq; a CPU
+ * that goes offline meanwhile only moves the work elsewhere.
+ */
+static inline unsigned int sw_ddp_next_cpu(void)
+{
+	unsigned int cpu = cpumask_next(raw_smp_processor_id(),
+					cpu_online_mask);
+
+	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_online_mask);
 }
 
 #endif /* SW_DDP_LLP_H */

@@ -128,13 +128,7 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
  */
 void sw_ddp_stream_kick_away(struct sw_ddp_stream *s)
 {
-	unsigned int cpu = cpumask_next(raw_smp_processor_id(),
-					cpu_online_mask);
-
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	/* Had it gone offline meanwhile, the work would run on another. */
-	queue_work_on(cpu, sw_ddp_tx_wq, &s->tx_work);
+	queue_work_on(sw_ddp_next_cpu(), sw_ddp_tx_wq, &s->tx_work);
 }
 
 /* ib_post_send() and libsiw's doorbell: wake the engine, if connected. */
