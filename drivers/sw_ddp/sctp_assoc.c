@@ -16,6 +16,7 @@
 #include <linux/in6.h>
 #include <linux/module.h>
 #include <linux/sctp.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/wait_bit.h>
@@ -37,6 +38,12 @@ enum {
 
 /* Messages read per run, so that one association cannot hog a worker. */
 #define SCTP_RX_BUDGET	64
+/*
+ * Receive memory from which an arrival counts as bulk, read on another CPU
+ * (skb truesize: a 64 KiB Write's chunks are far above it, a small
+ * message far below).
+ */
+#define SCTP_RX_BULK	SZ_16K
 /* How often a session waiting for SCTP's acknowledgements looks again. */
 #define SCTP_POLL	(HZ / 20)
 
@@ -112,18 +119,27 @@ static struct sw_ddp_sctp_assoc *assoc_alloc(struct net *net, bool active)
 	return a;
 }
 
-/* Run the work after @delay; a pending run keeps its own reference. */
-static void assoc_kick_in(struct sw_ddp_sctp_assoc *a, unsigned long delay)
+/*
+ * Run the work after @delay on @cpu (WORK_CPU_UNBOUND: this one); a
+ * pending run keeps its own reference.
+ */
+static void assoc_kick_on(struct sw_ddp_sctp_assoc *a, int cpu,
+			  unsigned long delay)
 {
 	bool pending;
 
 	kref_get(&a->ref);
 	if (delay)
-		pending = !queue_delayed_work(sctp_wq, &a->work, delay);
+		pending = !queue_delayed_work_on(cpu, sctp_wq, &a->work, delay);
 	else
-		pending = mod_delayed_work(sctp_wq, &a->work, 0);
+		pending = mod_delayed_work_on(cpu, sctp_wq, &a->work, 0);
 	if (pending)
 		kref_put(&a->ref, assoc_release);	/* never the last */
+}
+
+static void assoc_kick_in(struct sw_ddp_sctp_assoc *a, unsigned long delay)
+{
+	assoc_kick_on(a, WORK_CPU_UNBOUND, delay);
 }
 
 static void assoc_event(struct sw_ddp_sctp_assoc *a, int ev)
@@ -144,15 +160,29 @@ void sctp_assoc_tx_wake(struct sw_ddp_sctp_assoc *a)
 	wake_up_all(&a->tx_wait);
 }
 
-/* Socket callbacks: softirq or process context. */
+/*
+ * Socket callbacks: softirq or process context.
+ *
+ * Bulk that arrives in softirq is read on the next CPU: over veth that
+ * softirq runs on the sender's CPU, right after the sender's copies, and
+ * the reader's copy belongs on the other CPU (llp_tcp_data.c does the
+ * same).  A small message is read here, for latency; one that our own
+ * work's release_sock() hands over, where that work runs.
+ */
 static void assoc_sk_data_ready(struct sock *sk)
 {
 	struct sw_ddp_sctp_assoc *a;
+	int cpu = WORK_CPU_UNBOUND;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	a = sk->sk_user_data;
-	if (a)
-		assoc_event(a, SCTP_A_EV_RX);
+	if (a) {
+		if (in_serving_softirq() &&
+		    atomic_read(&sk->sk_rmem_alloc) >= SCTP_RX_BULK)
+			cpu = sw_ddp_next_cpu();
+		set_bit(SCTP_A_EV_RX, &a->events);
+		assoc_kick_on(a, cpu, 0);
+	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -1206,11 +1236,12 @@ int sctp_assoc_send(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
 
 /*
  * The associations' work receives every DDP segment: high priority, so it
- * runs before a consumer busy-polling its CQ gets the CPU back.
+ * runs before a consumer busy-polling its CQ gets the CPU back; per CPU,
+ * so that a kick can choose where it runs.
  */
 int sw_ddp_sctp_init(void)
 {
-	sctp_wq = alloc_workqueue("sw_ddp_sctp", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	sctp_wq = alloc_workqueue("sw_ddp_sctp", WQ_HIGHPRI, 0);
 	return sctp_wq ? 0 : -ENOMEM;
 }
 
