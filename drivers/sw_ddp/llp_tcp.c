@@ -159,23 +159,6 @@ static void tcp_sk_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void tcp_sk_write_space(struct sock *sk)
-{
-	void (*tx_ready)(struct sw_ddp_tcp_ep *ep);
-	struct sw_ddp_tcp_ep *ep;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	ep = sk->sk_user_data;
-	if (ep) {
-		tx_ready = READ_ONCE(ep->tx_ready);
-		if (tx_ready)
-			tx_ready(ep);
-		else
-			ep->saved_write_space(sk);
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
 /*
  * Take over @sock's callbacks.  An accepted socket was cloned from our
  * listener with our callbacks already in place: @parent then supplies the
@@ -192,12 +175,9 @@ static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
 					  sk->sk_state_change;
 	ep->saved_data_ready = parent ? parent->saved_data_ready :
 					sk->sk_data_ready;
-	ep->saved_write_space = parent ? parent->saved_write_space :
-					 sk->sk_write_space;
 	sk->sk_user_data = ep;
 	sk->sk_state_change = tcp_sk_state_change;
 	sk->sk_data_ready = tcp_sk_data_ready;
-	sk->sk_write_space = tcp_sk_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(ep->sock, sock);
 }
@@ -216,7 +196,6 @@ static void tcp_ep_release_sock(struct sw_ddp_tcp_ep *ep, bool abortive)
 	sk->sk_user_data = NULL;
 	sk->sk_state_change = ep->saved_state_change;
 	sk->sk_data_ready = ep->saved_data_ready;
-	sk->sk_write_space = ep->saved_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(ep->sock, NULL);	/* tx_room() reads it under RCU */
 

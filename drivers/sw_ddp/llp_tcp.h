@@ -125,7 +125,6 @@ struct sw_ddp_tcp_ep {
 	/* Socket callbacks we replaced, restored when we let go. */
 	void (*saved_state_change)(struct sock *sk);
 	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_write_space)(struct sock *sk);
 
 	struct delayed_work work;
 	unsigned long events;		/* SW_DDP_TCP_EV_*, atomic bitops */
@@ -136,13 +135,14 @@ struct sw_ddp_tcp_ep {
 	void *owner;
 
 	/*
-	 * RDMA mode: the data path's socket upcalls, called from the socket
-	 * callbacks (softirq, socket locked) once set with WRITE_ONCE() at
-	 * sw_ddp_qp_llp_attach() time.  Data that arrived before is waiting
-	 * in the socket: the data path reads it after setting @rx_ready.
+	 * RDMA mode: the data path's receive upcall, called from data_ready
+	 * (softirq or the socket owner's release_sock(), socket locked) once
+	 * set with WRITE_ONCE() at sw_ddp_qp_llp_attach() time.  Data that
+	 * arrived before is waiting in the socket: the data path reads it
+	 * after setting @rx_ready.  (A sender short of room waits in
+	 * sendmsg(), woken by TCP's own write_space.)
 	 */
 	void (*rx_ready)(struct sw_ddp_tcp_ep *ep);
-	void (*tx_ready)(struct sw_ddp_tcp_ep *ep);
 	struct sw_ddp_tcp_data *data;	/* llp_tcp_data.c, RDMA mode */
 
 	/* Listener: children not yet given to the owner; child: its parent */
