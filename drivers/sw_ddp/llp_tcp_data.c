@@ -294,7 +294,7 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep)
 	write_lock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(ep->rx_ready, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
-	/* no data_ready queues it now; a run still due reads nothing */
+	/* none is queued now: drop a pending run, wait for a running one */
 	cancel_work_sync(&d->rx_work);
 
 	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
