@@ -76,6 +76,67 @@ wire_bytes() {
 		     END { printf "%.0f\n", rx + tx }'
 }
 
+# veth_loss PERCENT: drop that share of the packets leaving each end of
+# the veth (tc netem), so that TCP and SCTP must send again what was lost;
+# 0 takes the loss away.
+veth_loss() {
+	if [ "$1" = 0 ]; then
+		in_h1 tc qdisc del dev va root 2>/dev/null
+		in_h2 tc qdisc del dev vb root 2>/dev/null
+		return 0
+	fi
+	in_h1 tc qdisc replace dev va root netem loss "$1%" &&
+		in_h2 tc qdisc replace dev vb root netem loss "$1%"
+}
+
+# retransmits: TCP segments and SCTP chunks sent again so far, both hosts.
+retransmits() {
+	local ns
+	for ns in h1 h2; do
+		ip netns exec $ns cat /proc/net/snmp /proc/net/sctp/snmp 2>/dev/null
+	done | awk '
+		/^Tcp: RtoAlgorithm/ {
+			for (i = 2; i <= NF; i++)
+				if ($i == "RetransSegs")
+					c = i
+			next
+		}
+		/^Tcp:/ { n += $c }
+		/^Sctp(T3|Fast)Retransmits/ { n += $2 }
+		END { print n + 0 }'
+}
+
+# serve NETNS CMD...: a server in the background; its PID in $server.
+# It is killed after $SERVE_TIMEOUT seconds (120 unless set).
+serve() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" timeout "${SERVE_TIMEOUT:-120}" "$@" \
+		> "$TMPDIR/server.log" 2>&1 &
+	server=$!
+	sleep 1
+}
+
+# Wait for the server and show what it said.
+served() {
+	local rc=0
+	wait "$server" || rc=$?
+	cat "$TMPDIR/server.log"
+	return $rc
+}
+
+# integrity_pair SERVER_ADDR [ROUNDS]: tools/rdma_integrity, server on
+# h1, client on h2: 20 rounds unless told, each 2.2 MB of Writes, read
+# back, and 200 KB of Sends, every byte checked (20 to 45 s on the debug
+# kernel under TCG).
+integrity_pair() {
+	serve h1 "$top/tools/bin/rdma_integrity" -s "$1" 7472
+	ip netns exec h2 timeout 120 "$top/tools/bin/rdma_integrity" \
+		-c "$1" 7472 -n "${2:-20}" ||
+		{ kill "$server"; served; return 1; }
+	served
+}
+
 # A kernel-log marker, so a test can look only at what it caused.
 klog_mark() { echo "sw_ddp-test: $*" > /dev/kmsg; }
 

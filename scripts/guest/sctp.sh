@@ -2,10 +2,11 @@
 #
 # End-to-end checks of iWARP over SCTP (RFC 5043) between the two hosts:
 # rping with data verification (IPv4, IPv6) and perftest through rdma_cm,
-# what goes on the wire (PPIDs 16 and 17, U bit, the DDP adaptation
-# indication), a peer without DDP adaptation, the loss of an association,
-# and rmmod with an association still up.  Sourced by check.sh after
-# tcp.sh, whose helpers (serve, served, rping_pair, perf_pair) it uses.
+# data integrity with and without packet loss, what goes on the wire
+# (PPIDs 16 and 17, U bit, the DDP adaptation indication), a peer without
+# DDP adaptation, the loss of an association, and rmmod with an
+# association still up.  Sourced by check.sh after tcp.sh, whose helpers
+# (rping_pair, perf_pair, integrity_lossy) it uses.
 
 sctp_devices() {
 	in_h1 rdma link add d1 type sw_ddp_sctp netdev va
@@ -225,6 +226,8 @@ sctp_tests() {
 	done
 	t "data integrity (Writes, Reads, Sends), sw_ddp_sctp<->sw_ddp_sctp" \
 		integrity_pair 192.0.2.1
+	t "data integrity with 1% packet loss, sw_ddp_sctp<->sw_ddp_sctp" \
+		integrity_lossy 192.0.2.1
 	t "connect and disconnect 100 times over SCTP" connect_soak 100
 	t "  and no QP, CQ, MR, PD, context or association is left" \
 		sctp_soak_clean
