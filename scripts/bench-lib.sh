@@ -22,6 +22,7 @@ bench_prepare() {
 	tar -C "$top" --exclude=./results --exclude=./.git -cf - . |
 		tar -C "$tree" -xf -
 	make -C "$tree" KDIR="$kdir" clean >/dev/null
-	make -C "$tree" KDIR="$kdir" -j"$(nproc)" > "$results/build.log" 2>&1 ||
+	{ make -C "$tree" KDIR="$kdir" -j"$(nproc)" &&
+		make -C "$tree/tools"; } > "$results/build.log" 2>&1 ||
 		{ tail -20 "$results/build.log"; exit 1; }
 }

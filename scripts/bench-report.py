@@ -142,8 +142,28 @@ def main():
             verdict = f"{r:.2f}x  {'met' if ok else 'NOT met'}"
         print(f"  {p:<12} {key_name(*t):<20} {op} {goal:<5} {verdict}")
 
+    integrity(os.path.join(os.path.dirname(src), "integrity.csv"))
     plot(out, provs, tests, ratio)
     print(f"\nCSV: {src}, {os.path.join(out, 'summary.csv')}")
+
+
+def integrity(path):
+    """What the numbers were bought with: tools/rdma_integrity under loss."""
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return
+    print()
+    print(f"Data integrity with {rows[0]['loss_pct']}% packet loss "
+          "(tools/rdma_integrity, every byte checked):")
+    for r in rows:
+        line = f"  {r['provider']:<12} {r['result']:<7}" \
+               f" {r['retransmits']:>5} retransmitted"
+        if r["result"] != "ok" and r.get("detail"):
+            line += f"  ({r['detail']})"
+        print(line)
 
 
 def plot(out, provs, tests, ratio):

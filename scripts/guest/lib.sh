@@ -131,8 +131,8 @@ served() {
 # kernel under TCG).
 integrity_pair() {
 	serve h1 "$top/tools/bin/rdma_integrity" -s "$1" 7472
-	ip netns exec h2 timeout 120 "$top/tools/bin/rdma_integrity" \
-		-c "$1" 7472 -n "${2:-20}" ||
+	ip netns exec h2 timeout "${SERVE_TIMEOUT:-120}" \
+		"$top/tools/bin/rdma_integrity" -c "$1" 7472 -n "${2:-20}" ||
 		{ kill "$server"; served; return 1; }
 	served
 }
