@@ -148,7 +148,8 @@ integrity_under_loss() {
 	cat "$TMPDIR/integrity.log"
 	# what went wrong, for the report: a wrong byte's line, or the first
 	# failure
-	detail=$({ grep -m1 -E 'wrong from|overwritten' "$TMPDIR/integrity.log" ||
+	detail=$({ grep -m1 -E '^integrity: round [0-9]+: .*(wrong from|overwritten)' \
+		"$TMPDIR/integrity.log" ||
 		grep -m1 -E 'FAILED|no progress' "$TMPDIR/integrity.log"; } |
 		sed 's/^integrity: //' | tr -d ',"' | cut -c1-140)
 	echo "$prov,$BENCH_LOSS,$([ $rc -eq 0 ] && echo ok || echo FAILED),$(($(retransmits) - before)),$detail" \
