@@ -966,16 +966,8 @@ static const struct sw_ddp_llp_ops sw_ddp_tcp_llp_ops = {
 
 int sw_ddp_tcp_init(void)
 {
-	int err = sw_ddp_tcp_data_init();
-
-	if (err)
-		return err;
 	sw_ddp_tcp_wq = alloc_workqueue("sw_ddp_tcp", WQ_UNBOUND, 0);
-	if (!sw_ddp_tcp_wq) {
-		sw_ddp_tcp_data_exit();
-		return -ENOMEM;
-	}
-	return 0;
+	return sw_ddp_tcp_wq ? 0 : -ENOMEM;
 }
 
 /* Next endpoint with a socket still open, counted; NULL if none. */
@@ -1020,5 +1012,4 @@ void sw_ddp_tcp_exit(void)
 				atomic_read(&sw_ddp_tcp_ep_count));
 	}
 	destroy_workqueue(sw_ddp_tcp_wq);
-	sw_ddp_tcp_data_exit();
 }

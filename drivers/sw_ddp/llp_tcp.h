@@ -217,8 +217,6 @@ void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
 			    const struct sk_buff *skb, unsigned int off,
 			    size_t len);
 
-int sw_ddp_tcp_data_init(void);
-void sw_ddp_tcp_data_exit(void);
 int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 			  const struct sw_ddp_rx_ops *ops, void *upper,
 			  unsigned int max_payload_bv);

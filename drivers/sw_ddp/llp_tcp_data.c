@@ -5,9 +5,7 @@
  * Receive runs in the socket's data_ready callback (softirq, socket
  * locked): tcp_read_sock() hands over the skbs and mpa_rx pulls each
  * FPDU's octets straight out of them, the payload directly into the
- * target memory.  Bulk arrivals are read by a work item on another CPU
- * instead, as tcp_data_rx_ready() explains.  Transmit runs in the
- * stream's work item: mpa_tx frames
+ * target memory.  Transmit runs in the stream's work item: mpa_tx frames
  * a segment as bio_vecs and one sendmsg() takes them; TCP copies the
  * payload, so a completion may follow at once, unless the segment is
  * SW_DDP_SEG_ZCOPY (Read Responses), whose pages TCP then references.
@@ -31,7 +29,6 @@ struct sw_ddp_tcp_data {
 	struct sw_ddp_tcp_ep *ep;
 	spinlock_t rx_lock;		/* held while reading; rx below */
 	bool rx_dead;			/* an error stopped reception */
-	struct work_struct rx_work;	/* reads bulk arrivals elsewhere */
 
 	struct mutex tx_lock;		/* one sendmsg at a time; stopped */
 	bool stopped;
@@ -133,27 +130,6 @@ static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
-/*
- * An arrival this large is worth a worker's wake-up on another CPU: its
- * placement copy takes longer than the wake-up (tens of microseconds
- * under TCG, a few on hardware), and a small message never waits for one.
- */
-#define TCP_DATA_RX_BULK	SZ_32K
-
-/* Per CPU and high priority, like the transmit engine's. */
-static struct workqueue_struct *sw_ddp_tcp_rx_wq;
-
-int sw_ddp_tcp_data_init(void)
-{
-	sw_ddp_tcp_rx_wq = alloc_workqueue("sw_ddp_tcp_rx", WQ_HIGHPRI, 0);
-	return sw_ddp_tcp_rx_wq ? 0 : -ENOMEM;
-}
-
-void sw_ddp_tcp_data_exit(void)
-{
-	destroy_workqueue(sw_ddp_tcp_rx_wq);
-}
-
 /* Read all the socket holds; the socket locked, by its owner or softirq. */
 static void tcp_data_read(struct sw_ddp_tcp_data *d, struct sock *sk)
 {
@@ -165,50 +141,16 @@ static void tcp_data_read(struct sw_ddp_tcp_data *d, struct sock *sk)
 }
 
 /*
- * The bulk reader.  While it owns the socket, arrivals wait in the
- * socket's backlog; release_sock() runs them through data_ready here, in
- * process context, so they are read here too.
- */
-static void tcp_data_rx_work(struct work_struct *work)
-{
-	struct sw_ddp_tcp_data *d = container_of(work, struct sw_ddp_tcp_data,
-						 rx_work);
-	struct sock *sk = d->ep->sock->sk;
-
-	lock_sock(sk);
-	if (READ_ONCE(d->ep->rx_ready))
-		tcp_data_read(d, sk);
-	release_sock(sk);
-}
-
-/*
- * ep->rx_ready: data_ready in RDMA mode, the socket locked.  rx_lock
- * lets sw_ddp_tcp_data_rx_sync() wait for a reader on another CPU.
- *
- * Over veth the softirq that brings the data runs on the sender's CPU,
- * after its own copy into the socket: read there, both copies of every
- * octet share one CPU while the other one idles.  So a bulk arrival is
- * read by tcp_data_rx_work() on the next CPU, which keeps reading while
- * data keeps coming (the backlog, above); small ones are read at once,
- * for latency.  (nvme-tcp reads every arrival from a work item.)
+ * ep->rx_ready: data_ready in RDMA mode, the socket locked, in softirq or
+ * by the socket's owner.  Read where the data arrives, as siw does: over
+ * veth that is the sender's softirq, which runs on the CPU the sender's
+ * engine has to itself (stream.c sends bulk from the next CPU).  A work
+ * item on another CPU reading bulk arrivals instead cost a wake-up there
+ * per burst and lost (Documentation/performance.rst).
  */
 static void tcp_data_rx_ready(struct sw_ddp_tcp_ep *ep)
 {
-	struct sw_ddp_tcp_data *d = ep->data;
-	struct sock *sk = ep->sock->sk;
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	if (in_serving_softirq() && num_online_cpus() > 1) {
-		if (work_pending(&d->rx_work))
-			return;		/* the worker will read this too */
-		if (READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq) >=
-		    TCP_DATA_RX_BULK) {
-			queue_work_on(sw_ddp_next_cpu(), sw_ddp_tcp_rx_wq,
-				      &d->rx_work);
-			return;
-		}
-	}
-	tcp_data_read(d, sk);
+	tcp_data_read(ep->data, ep->sock->sk);
 }
 
 /*
@@ -256,7 +198,6 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 	d->upper = upper;
 	d->ep = ep;
 	spin_lock_init(&d->rx_lock);
-	INIT_WORK(&d->rx_work, tcp_data_rx_work);
 	mutex_init(&d->tx_lock);
 	err = mpa_tx_init(&d->tx, c->crc, c->tx_markers, c->tx_marker_base,
 			  U16_MAX, max_payload_bv);
@@ -294,8 +235,6 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep)
 	write_lock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(ep->rx_ready, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
-	/* none is queued now: drop a pending run, wait for a running one */
-	cancel_work_sync(&d->rx_work);
 
 	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
 	mutex_lock(&d->tx_lock);

@@ -380,6 +380,13 @@ void rdmap_tx_work(struct work_struct *work)
  * system call does not wait on the network.  The room is an estimate:
  * under global TCP memory pressure a send may still wait, and a signal
  * pending for the caller then fails it, and the stream (known limit).
+ *
+ * A longer message goes out from the work item on the next CPU: the
+ * consumer keeps its own CPU to post and poll while the engine streams
+ * on the other, with the peer's receive behind it (over veth, in the
+ * engine's softirq), as siw's per-CPU transmit threads do.  Woken on the
+ * poster's CPU, the engine took that CPU from the poster at every
+ * doorbell, two context switches a message (Documentation/performance.rst).
  */
 #define RDMAP_TX_INLINE_MAX	4096	/* payload octets */
 #define RDMAP_TX_INLINE_SQES	16
@@ -437,10 +444,11 @@ static enum rdmap_tx_inline_next rdmap_tx_inline_next(struct sw_ddp_stream *s,
  * work item, as rdmap_tx_next_sqe() leaves it.  Errors, RTRs and Read
  * Requests kick the work item themselves.
  *
- * Return: true if the work item must carry on (more to send, a message
- * too long to send here, a Read Response, an RTR or an error to handle).
+ * Return: whether the work item must carry on, and where: RDMAP_TX_HERE
+ * for more to send than a doorbell sends, no room, a Read Response, an
+ * RTR or an error; RDMAP_TX_AWAY for a message too long to send here.
  */
-bool rdmap_tx_inline(struct sw_ddp_stream *s)
+enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s)
 {
 	unsigned int n;
 	u64 len;
@@ -448,26 +456,27 @@ bool rdmap_tx_inline(struct sw_ddp_stream *s)
 	for (n = 0; n < RDMAP_TX_INLINE_SQES; n++) {
 		if (!s->holding) {
 			if (sw_ddp_sq_next(s->qp, &s->held, &s->held_seq))
-				return false;
+				return RDMAP_TX_DONE;
 			s->holding = true;
 		}
 		switch (rdmap_tx_inline_next(s, &s->held)) {
 		case RDMAP_TX_INLINE_TO_WORK:
-			return true;
+			return RDMAP_TX_HERE;
 		case RDMAP_TX_INLINE_STOP:
-			return false;
+			return RDMAP_TX_DONE;
 		case RDMAP_TX_INLINE_GO:
 			break;
 		}
 		len = rdmap_tx_sqe_len(&s->held);
-		if (len > RDMAP_TX_INLINE_MAX ||
-		    len + RDMAP_TX_INLINE_SLACK > ddp_tx_room(s))
-			return true;	/* the work sends it */
+		if (len > RDMAP_TX_INLINE_MAX)
+			return RDMAP_TX_AWAY;	/* bulk: the work sends it */
+		if (len + RDMAP_TX_INLINE_SLACK > ddp_tx_room(s))
+			return RDMAP_TX_HERE;
 		/* only the engine, that is we, uses held */
 		s->holding = false;
 		rdmap_tx_sqe(s, &s->held, s->held_seq);
 	}
-	return true;
+	return RDMAP_TX_HERE;
 }
 
 /* Stream teardown: what the engine took and will not finish. */

@@ -119,12 +119,13 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
 }
 
 /*
- * Run the engine on the next CPU: for Read Responses.  The Read Request
- * came in where the LLP receives, which over veth is the requester's own
- * CPU, busy-polling for completions.  Answered there, every Request costs
- * two context switches and the responses leave one by one; from another
- * CPU they stream out while Requests keep coming (ib_read_bw 4 KiB: twice
- * the rate, Documentation/performance.rst).
+ * Run the engine on the next CPU: for Read Responses, and for a
+ * consumer's long messages (rdmap_tx_inline()).  The Read Request came in
+ * where the LLP receives, which over veth is the requester's own CPU,
+ * busy-polling for completions.  Answered there, every Request costs two
+ * context switches and the responses leave one by one; from another CPU
+ * they stream out while Requests keep coming (ib_read_bw 4 KiB: twice the
+ * rate, Documentation/performance.rst).
  */
 void sw_ddp_stream_kick_away(struct sw_ddp_stream *s)
 {
@@ -146,7 +147,8 @@ void sw_ddp_qp_kick(struct sw_ddp_qp *qp)
 /*
  * libsiw's doorbell, in the poster's system call: a few small messages go
  * out from here, when the LLP takes them without waiting, and save the
- * work item's wake-up (latency).  Otherwise, or for the rest, the work.
+ * work item's wake-up (latency).  Otherwise, or for the rest, the work:
+ * here, or on the next CPU for a long message.
  */
 void sw_ddp_qp_doorbell(struct sw_ddp_qp *qp)
 {
@@ -165,8 +167,16 @@ void sw_ddp_qp_doorbell(struct sw_ddp_qp *qp)
 	}
 	/* Ours while TX_BUSY: sw_ddp_stream_destroy() waits for that. */
 	rcu_read_unlock();
-	if (rdmap_tx_inline(s))
+	switch (rdmap_tx_inline(s)) {
+	case RDMAP_TX_DONE:
+		break;
+	case RDMAP_TX_HERE:
 		sw_ddp_stream_kick(s);
+		break;
+	case RDMAP_TX_AWAY:
+		sw_ddp_stream_kick_away(s);
+		break;
+	}
 	rdmap_tx_unlock(s);
 }
 

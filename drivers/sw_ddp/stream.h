@@ -166,7 +166,15 @@ void rdmap_tx_work(struct work_struct *work);
 bool rdmap_tx_trylock(struct sw_ddp_stream *s);
 void rdmap_tx_unlock(struct sw_ddp_stream *s);
 void rdmap_tx_wait_idle(struct sw_ddp_stream *s);
-bool rdmap_tx_inline(struct sw_ddp_stream *s);
+
+/* What a doorbell's run leaves to the work item, and on which CPU. */
+enum rdmap_tx_rest {
+	RDMAP_TX_DONE,		/* nothing */
+	RDMAP_TX_HERE,		/* the rest, on this CPU */
+	RDMAP_TX_AWAY,		/* a long message, on the next CPU */
+};
+
+enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s);
 void rdmap_tx_flush(struct sw_ddp_stream *s);
 
 /* ddp_tx.c, for rdmap_tx.c: send one message in segments. */
