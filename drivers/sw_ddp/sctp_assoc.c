@@ -165,9 +165,11 @@ void sctp_assoc_tx_wake(struct sw_ddp_sctp_assoc *a)
  *
  * Bulk that arrives in softirq is read on the next CPU: over veth that
  * softirq runs on the sender's CPU, right after the sender's copies, and
- * the reader's copy belongs on the other CPU (llp_tcp_data.c does the
- * same).  A small message is read here, for latency; one that our own
- * work's release_sock() hands over, where that work runs.
+ * the reader's copy belongs on the other CPU.  (TCP reads in data_ready
+ * itself; here the read is a work item wherever it runs, and running it
+ * where the data arrived measured no faster.)  A small message is read
+ * here, for latency; one that our own work's release_sock() hands over,
+ * where that work runs.
  */
 static void assoc_sk_data_ready(struct sock *sk)
 {
