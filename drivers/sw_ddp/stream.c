@@ -119,8 +119,9 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
 }
 
 /*
- * Run the engine on the next CPU: for Read Responses, and for a
- * consumer's long messages (rdmap_tx_inline()).  The Read Request came in
+ * Run the engine on the next CPU: for Read Responses (all but a short one
+ * with none before it, rdmap_rx_read_req()), and for a consumer's long
+ * messages (rdmap_tx_inline()).  The Read Request came in
  * where the LLP receives, which over veth is the requester's own CPU,
  * busy-polling for completions.  Answered there, every Request costs two
  * context switches and the responses leave one by one; from another CPU
