@@ -7,11 +7,15 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/net.h>
 #include <linux/wait.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 #include <rdma/iw_cm.h>
 
 #include "llp_tcp.h"
 #include "qp.h"
+#include "rdmap.h"
 #include "queue_fixture.h"
 
 #define IW_WAIT		msecs_to_jiffies(3000)
@@ -36,6 +40,7 @@ struct iw_test {
 	struct iw_cm_id *lid, *aid;
 	struct ib_qp *qa, *qp;
 	struct sockaddr_in laddr;
+	struct socket *raw;		/* a peer of our own making */
 };
 
 /* The case running now, for the exit hook (the fixture has test->priv). */
@@ -161,6 +166,8 @@ static void cm_iw_exit(struct kunit *test)
 			iw_destroy_cm_id(t->aid);
 		if (t->lid && !IS_ERR(t->lid))
 			iw_destroy_cm_id(t->lid);
+		if (t->raw)
+			sock_release(t->raw);
 	}
 	qf_exit(test);
 }
@@ -312,6 +319,112 @@ static void cm_iw_connect_no_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_connect(t->aid, &p));
 }
 
+/* Read exactly @len octets from the raw peer. */
+static void iw_raw_read(struct kunit *test, struct iw_test *t, void *buf,
+			size_t len)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	KUNIT_ASSERT_EQ(test, (int)len, kernel_recvmsg(t->raw, &msg, &iov, 1,
+						       len, MSG_WAITALL));
+}
+
+/*
+ * RFC 6581 peer-to-peer: an initiator (a raw socket) asks for a Write
+ * RTR and never sends it.  Once the MPA timeout has passed, the responder
+ * sends a Terminate carrying MPA's Local Catastrophic Error (RFC 6581 §8)
+ * as its first FPDU and closes gracefully; its QP goes to ERROR with a
+ * fatal event, and its iw_cm client hears ESTABLISHED -ETIMEDOUT, then
+ * CLOSE, once each.
+ */
+static void cm_iw_rtr_timeout(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .ird = 1, .ord = 1,
+				      .qpn = t->qp->qp_num };
+	const struct mpa_rr_info req = {
+		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
+		.ird = 1 | MPA_V2_IRD_P2P, .ord = 1 | MPA_V2_ORD_RTR_WRITE,
+	};
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX], wire[64], ulpdu[64];
+	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
+	struct kvec iov = { .iov_base = frame };
+	struct mpa_fpdu_cfg cfg = {};
+	struct ddp_untagged_fields f;
+	struct sw_ddp_term_err err;
+	struct rdmap_term_info ti;
+	struct mpa_rr_info rep;
+	struct msghdr msg = {};
+	unsigned long start;
+	u16 pd_len, ulpdu_len;
+	int len, got, i;
+
+	KUNIT_ASSERT_EQ(test, 0, sock_create_kern(&init_net, AF_INET,
+						  SOCK_STREAM, IPPROTO_TCP,
+						  &t->raw));
+	t->raw->sk->sk_rcvtimeo = 3 * msecs_to_jiffies(SW_DDP_MPA_TIMEOUT_MS);
+	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
+						(struct sockaddr *)&t->laddr,
+						sizeof(t->laddr), 0));
+	len = mpa_rr_build(frame, sizeof(frame), &req, false);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iov.iov_len = len;
+	KUNIT_ASSERT_EQ(test, len, kernel_sendmsg(t->raw, &msg, &iov, 1, len));
+	iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_accept(t->pas.req_id, &p));
+	start = jiffies;
+
+	/* the Reply: peer-to-peer, a Write RTR */
+	iw_raw_read(test, t, frame, sizeof(*h));
+	pd_len = be16_to_cpu(h->pd_len);
+	KUNIT_ASSERT_LE(test, pd_len, MPA_PD_MAX);
+	iw_raw_read(test, t, frame + sizeof(*h), pd_len);
+	err = mpa_rr_validate(frame, sizeof(*h) + pd_len, true, &rep);
+	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+	KUNIT_EXPECT_TRUE(test, rep.ird & MPA_V2_IRD_P2P);
+	KUNIT_EXPECT_TRUE(test, rep.ord & MPA_V2_ORD_RTR_WRITE);
+	cfg.crc = rep.flags & MPA_FLAG_C;
+	KUNIT_EXPECT_EQ(test, 0, iw_count(&t->pas, IW_CM_EVENT_ESTABLISHED));
+
+	/* nothing until the timeout; then the Terminate, then FIN */
+	for (got = 0; got < (int)sizeof(wire); got += len) {
+		iov.iov_base = wire + got;
+		iov.iov_len = sizeof(wire) - got;
+		len = kernel_recvmsg(t->raw, &msg, &iov, 1, iov.iov_len, 0);
+		if (len <= 0)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, 0, len);		/* FIN, not RST */
+	KUNIT_EXPECT_GE(test, jiffies - start,
+			msecs_to_jiffies(SW_DDP_MPA_TIMEOUT_MS) - 1);
+	err = mpa_fpdu_validate(wire, got, &cfg, ulpdu, sizeof(ulpdu),
+				&ulpdu_len);
+	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+	KUNIT_ASSERT_EQ(test, DDP_UNTAGGED_HDR_LEN + 4, ulpdu_len);
+	KUNIT_EXPECT_EQ(test, rdmap_ctrl_make(RDMAP_OP_TERMINATE), ulpdu[1]);
+	ddp_untagged_hdr_get((struct ddp_untagged_hdr *)ulpdu, &f);
+	KUNIT_EXPECT_EQ(test, RDMAP_QN_TERMINATE, f.qn);
+	KUNIT_EXPECT_EQ(test, 1, f.msn);
+	KUNIT_ASSERT_EQ(test, 0, rdmap_term_parse(ulpdu + DDP_UNTAGGED_HDR_LEN,
+						  4, &ti));
+	KUNIT_EXPECT_EQ(test, 0, ti.hdrct);
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(MPA_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(ti.err));
+
+	i = iw_wait(test, &t->pas, IW_CM_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, t->pas.ev[i].status);
+	iw_wait(test, &t->pas, IW_CM_EVENT_CLOSE);
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 3, t->pas.n);	/* REQUEST, ESTABLISHED, CLOSE */
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, qf_state(test, t->qp));
+	KUNIT_EXPECT_NULL(test, to_qp(t->qp)->llp);
+	KUNIT_EXPECT_EQ(test, 1, qf_events(test, IB_EVENT_QP_FATAL));
+}
+
 static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_connect_close),
 	KUNIT_CASE(cm_iw_reject),
@@ -319,6 +432,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_listener_destroyed),
 	KUNIT_CASE(cm_iw_peer_reset),
 	KUNIT_CASE(cm_iw_connect_no_qp),
+	KUNIT_CASE_SLOW(cm_iw_rtr_timeout),
 	{}
 };
 

@@ -176,7 +176,8 @@ struct sw_ddp_rx_ops {
  * Upcall from the data path (any context): the responder's first message
  * was the RTR llp->rtr_wait named (rdmap_rtr.c).  The connection manager
  * then reports the connection established; an LLP that waits does not
- * wait forever (TCP: SW_DDP_MPA_TIMEOUT_MS, then a reset).
+ * wait forever (TCP: SW_DDP_MPA_TIMEOUT_MS, then its error() upcall, and
+ * the stream sends a Terminate).
  */
 static inline void sw_ddp_llp_rtr_received(struct sw_ddp_llp *llp)
 {

@@ -22,15 +22,6 @@
 #include "llp_tcp.h"
 #include "sw_ddp.h"
 
-enum {
-	SW_DDP_TCP_EV_RX,	/* data readable */
-	SW_DDP_TCP_EV_STATE,	/* TCP state changed */
-	SW_DDP_TCP_EV_ABORT,	/* drop it (the listener went away) */
-	SW_DDP_TCP_EV_CLOSE,	/* llp->ops->close(), graceful */
-	SW_DDP_TCP_EV_RESET,	/* llp->ops->close(), abortive */
-	SW_DDP_TCP_EV_RTR,	/* the RTR arrived */
-};
-
 static struct workqueue_struct *sw_ddp_tcp_wq;
 static LIST_HEAD(sw_ddp_tcp_eps);
 static DEFINE_SPINLOCK(sw_ddp_tcp_eps_lock);
@@ -626,7 +617,30 @@ static void tcp_ep_rdma_closed(struct sw_ddp_tcp_ep *ep,
 {
 	ep->state = SW_DDP_TCP_CLOSED;
 	tcp_ep_release_sock(ep, abortive);
-	ep->ops->closed(ep, why);
+	ep->ops->closed(ep, ep->rtr_expired ? SW_DDP_TCP_RTR_TIMEOUT : why);
+}
+
+/*
+ * A peer-to-peer responder's RTR did not come within the timeout.  The
+ * data path terminates the stream (Local Catastrophic Error) and the QP
+ * closes it, gracefully, so the Terminate reaches the peer; the owner
+ * hears SW_DDP_TCP_RTR_TIMEOUT either way.  Without a data path to do
+ * it, or if the close does not follow within another timeout: a reset.
+ */
+static void tcp_ep_rtr_timeout(struct sw_ddp_tcp_ep *ep)
+{
+	int err = -ETIMEDOUT;
+
+	if (!ep->rtr_expired)
+		err = sw_ddp_tcp_data_rtr_expired(ep);
+	if (err == -EALREADY)
+		return;		/* the RTR's event runs the work again */
+	if (!err) {
+		ep->rtr_expired = true;
+		ep->deadline = jiffies + ep->timeout;
+		return;
+	}
+	tcp_ep_rdma_closed(ep, SW_DDP_TCP_RTR_TIMEOUT, true);
 }
 
 static void tcp_ep_timeout(struct sw_ddp_tcp_ep *ep)
@@ -637,7 +651,7 @@ static void tcp_ep_timeout(struct sw_ddp_tcp_ep *ep)
 		tcp_ep_connect_failed(ep, -ETIMEDOUT);
 		break;
 	case SW_DDP_TCP_RDMA:
-		tcp_ep_rdma_closed(ep, SW_DDP_TCP_RTR_TIMEOUT, true);
+		tcp_ep_rtr_timeout(ep);
 		break;
 	default:
 		tcp_ep_shut(ep, true);

@@ -73,6 +73,16 @@ enum sw_ddp_tcp_state {
 	SW_DDP_TCP_CLOSED,
 };
 
+/* What the endpoint's work has to look at: bits of ep->events. */
+enum {
+	SW_DDP_TCP_EV_RX,	/* data readable */
+	SW_DDP_TCP_EV_STATE,	/* TCP state changed */
+	SW_DDP_TCP_EV_ABORT,	/* drop it (the listener went away) */
+	SW_DDP_TCP_EV_CLOSE,	/* llp->ops->close(), graceful */
+	SW_DDP_TCP_EV_RESET,	/* llp->ops->close(), abortive */
+	SW_DDP_TCP_EV_RTR,	/* the RTR arrived */
+};
+
 /* Why an endpoint in RDMA mode stopped. */
 enum sw_ddp_tcp_close {
 	SW_DDP_TCP_PEER_FIN,	/* peer closed its side: graceful */
@@ -130,6 +140,7 @@ struct sw_ddp_tcp_ep {
 	unsigned long events;		/* SW_DDP_TCP_EV_*, atomic bitops */
 	unsigned long timeout;		/* jiffies, per MPA exchange */
 	unsigned long deadline;
+	bool rtr_expired;		/* RDMA mode: Terminated for no RTR */
 
 	const struct sw_ddp_tcp_ep_ops *ops;
 	void *owner;
@@ -222,6 +233,7 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 			  unsigned int max_payload_bv);
 void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_data_rx_sync(struct sw_ddp_tcp_ep *ep);
+int sw_ddp_tcp_data_rtr_expired(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,

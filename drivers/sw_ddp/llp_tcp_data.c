@@ -242,6 +242,42 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep)
 	mutex_unlock(&d->tx_lock);
 }
 
+/**
+ * sw_ddp_tcp_data_rtr_expired() - the peer's RFC 6581 RTR did not come
+ * @ep: a peer-to-peer responder's endpoint in RDMA mode, its mutex held
+ *
+ * MPA ends the stream as it does for a framing error of its own:
+ * reception stops, and the layer above sends a Terminate with MPA's
+ * "Local Catastrophic Error" (RFC 6581 §8) and has the QP close the
+ * stream.  The RTR, if the reader took it just now, wins.
+ *
+ * Return: 0, the Terminate is on its way; -EALREADY, the RTR arrived
+ * (SW_DDP_TCP_EV_RTR is pending); -ENOTCONN, no reader to stop (none
+ * started, stopped, or already failed): the caller closes.
+ */
+int sw_ddp_tcp_data_rtr_expired(struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_tcp_data *d = ep->data;
+	int err = -ENOTCONN;
+
+	lockdep_assert_held(&ep->mutex);
+	if (!d)
+		return err;
+	/* not stopped while we call up: stop() waits for tx_lock */
+	mutex_lock(&d->tx_lock);
+	spin_lock_bh(&d->rx_lock);
+	if (test_bit(SW_DDP_TCP_EV_RTR, &ep->events)) {
+		err = -EALREADY;	/* the reader set it under rx_lock */
+	} else if (!d->stopped && !d->rx_dead) {
+		d->rx_dead = true;
+		d->ops->error(d->upper, MPA_ERR_LOCAL_CATASTROPHIC);
+		err = 0;
+	}
+	spin_unlock_bh(&d->rx_lock);
+	mutex_unlock(&d->tx_lock);
+	return err;
+}
+
 void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep)
 {
 	struct sw_ddp_tcp_data *d = ep->data;
