@@ -10,9 +10,6 @@
 #include "rdmap.h"
 #include "stream.h"
 
-/* A Read Response this short is sent from where its Request arrived. */
-#define RDMAP_RX_READ_HERE_MAX	128	/* octets */
-
 static void rdmap_rx_put_send_mrs(struct sw_ddp_rx_send *m)
 {
 	sw_ddp_mem_put_sgl(m->mr, m->rqe.num_sge);
@@ -77,7 +74,6 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 	struct sw_ddp_read *rd;
 	struct rdmap_read_req req;
 	enum sw_ddp_mem_err e = SW_DDP_MEM_OK;
-	bool lone;
 
 	rdmap_read_req_get(rr, &req);
 	if (req.size)
@@ -89,21 +85,11 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 		return rdmap_src_err(e);
 
 	spin_lock_bh(&s->lock);
-	lone = s->ird_put == s->ird_get;
 	rd = &s->ird_q[s->ird_put % s->ird];
 	*rd = (struct sw_ddp_read){ .req = req, .mr = mr };
 	s->ird_put++;
 	spin_unlock_bh(&s->lock);
-	/*
-	 * A short Read with none queued before it is answered on this CPU:
-	 * waking another one costs an IPI, more than the answer does
-	 * (ib_read_lat).  The rest stream out from the next CPU while
-	 * Requests keep coming (sw_ddp_stream_kick_away()).
-	 */
-	if (lone && req.size <= RDMAP_RX_READ_HERE_MAX)
-		sw_ddp_stream_kick(s);
-	else
-		sw_ddp_stream_kick_away(s);
+	sw_ddp_stream_kick_away(s);
 	return SW_DDP_TERM_OK;
 }
 

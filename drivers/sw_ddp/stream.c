@@ -119,14 +119,15 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
 }
 
 /*
- * Run the engine on the next CPU: for Read Responses (all but a short one
- * with none before it, rdmap_rx_read_req()), and for a consumer's long
- * messages (rdmap_tx_inline()).  The Read Request came in
+ * Run the engine on the next CPU: for Read Responses, and for a
+ * consumer's long messages (rdmap_tx_inline()).  The Read Request came in
  * where the LLP receives, which over veth is the requester's own CPU,
  * busy-polling for completions.  Answered there, every Request costs two
  * context switches and the responses leave one by one; from another CPU
  * they stream out while Requests keep coming (ib_read_bw 4 KiB: twice the
- * rate, Documentation/performance.rst).
+ * rate, Documentation/performance.rst).  A lone short Read too: answered
+ * there it saves the IPI but waits for the requester's CPU, and
+ * ib_read_lat took longer.
  */
 void sw_ddp_stream_kick_away(struct sw_ddp_stream *s)
 {
