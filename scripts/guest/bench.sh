@@ -16,6 +16,7 @@ results=$1
 
 # What to run; the host may override in $results/bench.conf.
 BENCH_REPS=3
+BENCH_LAT_REPS=9	# latency runs: seconds each, and the noisiest
 BENCH_MIB=256		# per bandwidth run, 1000 to 20000 messages
 BENCH_PROVIDERS="sw_ddp sw_ddp_sctp siw rxe"
 BENCH_SIZES="4096 65536 1048576"
@@ -111,19 +112,23 @@ run() {
 		}' >> "$csv"
 }
 
-# One round: every test once over provider $1 (rep $2).
+# One round over provider $1 (rep $2): every bandwidth test in the first
+# BENCH_REPS rounds, every latency test in the first BENCH_LAT_REPS.
 bench_round() {
 	local prov=$1 rep=$2 tool size
 	for tool in $BENCH_TOOLS; do
 		case $tool in
 		*_lat)
-			run "$prov" "$tool" 8 1 "$rep" ;;
+			[ "$rep" -le "$BENCH_LAT_REPS" ] &&
+				run "$prov" "$tool" 8 1 "$rep" ;;
 		*)
+			[ "$rep" -le "$BENCH_REPS" ] || continue
 			for size in $BENCH_SIZES; do
 				run "$prov" "$tool" "$size" 1 "$rep"
 			done ;;
 		esac
 	done
+	[ "$rep" -le "$BENCH_REPS" ] || return 0
 	case " $BENCH_TOOLS " in
 	*" ib_write_bw "*) run "$prov" ib_write_bw 65536 4 "$rep" ;;
 	esac
@@ -174,7 +179,8 @@ netns_up
 # with the host's load, and each round gives every provider the same share
 # of the drift.  A provider that cannot start here is left out for good.
 providers=$BENCH_PROVIDERS
-for rep in $(seq "$BENCH_REPS"); do
+rounds=$((BENCH_LAT_REPS > BENCH_REPS ? BENCH_LAT_REPS : BENCH_REPS))
+for rep in $(seq "$rounds"); do
 	for prov in $providers; do
 		if ! devs_up "$prov"; then
 			echo "bench: $prov does not run here"
