@@ -35,19 +35,26 @@ def load_syms(path):
 
 
 def load_snap(path):
+    """Blocks {(vaddr, insns): execs}, and {vcpu: (user, kernel)} totals."""
     blocks = {}
+    vcpus = {}
     with open(path) as f:
         for line in f:
+            if line.startswith('# vcpu '):
+                _, _, cpu, _, user, _, kernel = line.split()
+                vcpus[int(cpu)] = (int(user), int(kernel))
             if line.startswith('#'):
                 continue
             vaddr, insns, execs = line.split()
             blocks[(int(vaddr, 16), int(insns))] = int(execs)
-    return blocks
+    return blocks, vcpus
 
 
 def window(top, first, second, addrs, names):
-    a = load_snap(os.path.join(top, 'snap.%d' % first))
-    b = load_snap(os.path.join(top, 'snap.%d' % second))
+    a, va = load_snap(os.path.join(top, 'snap.%d' % first))
+    b, vb = load_snap(os.path.join(top, 'snap.%d' % second))
+    cpus = {c: tuple(x - y for x, y in zip(vb[c], va.get(c, (0, 0))))
+            for c in sorted(vb)}
     per_sym = collections.Counter()
     entries = collections.Counter()
     for (vaddr, insns), execs in b.items():
@@ -59,7 +66,7 @@ def window(top, first, second, addrs, names):
         per_sym[name] += n * insns
         if i >= 0 and addrs[i] == vaddr:
             entries[name] += n
-    return per_sym, entries
+    return per_sym, entries, cpus
 
 
 def group(name):
@@ -78,16 +85,21 @@ def main():
     with open(os.path.join(top, 'windows')) as f:
         for line in f:
             f = line.split()
-            per_sym, entries = window(top, int(f[1]), int(f[2]),
-                                      addrs, names)
+            per_sym, entries, cpus = window(top, int(f[1]), int(f[2]),
+                                            addrs, names)
             msgs = entries['tcp_v4_rcv'] or 1
             kib = int(f[3]) / 1024 if per_kib and len(f) > 3 else 0
-            runs.append((f[0], per_sym, msgs, kib))
-    for prov, per_sym, msgs, kib in runs:
+            runs.append((f[0], per_sym, msgs, kib, cpus))
+    for prov, per_sym, msgs, kib, cpus in runs:
         total = sum(per_sym.values())
         print('%s: %d messages (tcp_v4_rcv calls), %d kernel instructions '
               'per message' % (prov, msgs, total // msgs) +
               (', %d per wire KiB' % (total / kib) if kib else ''))
+        # a CPU that busy-polls never idles: its total is the round trip
+        for cpu, (user, kernel) in cpus.items():
+            print('  vCPU %d, all it ran: user %d + kernel %d = %d per '
+                  'message' % (cpu, user // msgs, kernel // msgs,
+                               (user + kernel) // msgs))
         groups = collections.Counter()
         for name, n in per_sym.items():
             groups[group(name)] += n
@@ -96,18 +108,19 @@ def main():
                   ('  %8d per KiB' % (n / kib) if kib else ''))
     print()
     # per message, or per wire KiB (None: no octets counted, no column)
-    unit = [(kib or None) if per_kib else msgs for _, _, msgs, kib in runs]
-    head = ''.join('%12s' % prov for prov, _, _, _ in runs)
+    unit = [(kib or None) if per_kib else msgs
+            for _, _, msgs, kib, _ in runs]
+    head = ''.join('%12s' % prov for prov, _, _, _, _ in runs)
     print('%-40s%s   instructions per %s' %
           ('symbol', head, 'wire KiB' if per_kib else 'message'))
     order = collections.Counter()
-    for (_, per_sym, _, _), u in zip(runs, unit):
+    for (_, per_sym, _, _, _), u in zip(runs, unit):
         for name, n in per_sym.items():
             if u:
                 order[name] = max(order[name], n / u)
     for name, _ in order.most_common(limit):
         cols = ''.join('%12d' % (per_sym[name] / u) if u else '%12s' % '-'
-                       for (_, per_sym, _, _), u in zip(runs, unit))
+                       for (_, per_sym, _, _, _), u in zip(runs, unit))
         print('%-40s%s' % (name[:40], cols))
 
 

@@ -126,8 +126,7 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
  * context switches and the responses leave one by one; from another CPU
  * they stream out while Requests keep coming (ib_read_bw 4 KiB: twice the
  * rate, Documentation/performance.rst).  A lone short Read too: answered
- * there it saves the IPI but waits for the requester's CPU, and
- * ib_read_lat took longer.
+ * there it saved the IPI, and ib_read_lat took longer all the same.
  */
 void sw_ddp_stream_kick_away(struct sw_ddp_stream *s)
 {

@@ -18,6 +18,11 @@
  * A block cut short by an exception still counts whole: noise of a few
  * instructions per page fault or interrupt.
  *
+ * Each snapshot also has, per vCPU, all instructions it executed in user
+ * space and in the kernel.  A vCPU whose process busy-polls never idles,
+ * so its total per message is the round trip's length in instructions,
+ * waiting included, which the kernel's blocks alone do not show.
+ *
  * scripts/icount.sh builds it and runs the whole measurement.
  */
 #include <pthread.h>
@@ -34,6 +39,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 #define KERNEL_START	0xffff800000000000ULL
 #define TABLE_BITS	20			/* 2^20 blocks, far more than used */
 #define TABLE_SIZE	1048576
+#define MAX_VCPUS	64
 
 struct block {
 	uint64_t vaddr;
@@ -47,6 +53,7 @@ static uint64_t trigger;
 static const char *out = "icount";
 static unsigned int snapshots;
 static uint64_t lost;				/* blocks the table had no room for */
+static uint64_t user_insns[MAX_VCPUS], kernel_insns[MAX_VCPUS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t hash(uint64_t vaddr, uint64_t insns)
@@ -97,6 +104,16 @@ static void snapshot(void)
 		return;
 	fprintf(f, "# vaddr insns execs (lost blocks %llu)\n",
 		(unsigned long long)lost);
+	for (i = 0; i < MAX_VCPUS; i++) {
+		uint64_t u = __atomic_load_n(&user_insns[i], __ATOMIC_RELAXED);
+		uint64_t k = __atomic_load_n(&kernel_insns[i],
+					     __ATOMIC_RELAXED);
+
+		if (u || k)
+			fprintf(f, "# vcpu %llu user %llu kernel %llu\n",
+				(unsigned long long)i, (unsigned long long)u,
+				(unsigned long long)k);
+	}
 	for (i = 0; i < TABLE_SIZE; i++) {
 		struct block *b = &table[i];
 		uint64_t execs;
@@ -118,6 +135,17 @@ static void block_exec(unsigned int vcpu, void *udata)
 	struct block *b = udata;
 
 	__atomic_fetch_add(&b->execs, 1, __ATOMIC_RELAXED);
+	if (vcpu < MAX_VCPUS)
+		__atomic_fetch_add(&kernel_insns[vcpu], b->insns,
+				   __ATOMIC_RELAXED);
+}
+
+/* A user-space block: only its vCPU's total, @udata its length. */
+static void user_exec(unsigned int vcpu, void *udata)
+{
+	if (vcpu < MAX_VCPUS)
+		__atomic_fetch_add(&user_insns[vcpu], (uintptr_t)udata,
+				   __ATOMIC_RELAXED);
 }
 
 static void trigger_exec(unsigned int vcpu, void *udata)
@@ -136,8 +164,13 @@ static void tb_trans(uint64_t id, struct qemu_plugin_tb *tb)
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
 	struct block *b;
 
-	if (vaddr < KERNEL_START)
+	if (vaddr < KERNEL_START) {
+		void *len = (void *)(uintptr_t)qemu_plugin_tb_n_insns(tb);
+
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, user_exec,
+						     QEMU_PLUGIN_CB_NO_REGS, len);
 		return;
+	}
 	if (vaddr == trigger)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, trigger_exec,
 						     QEMU_PLUGIN_CB_NO_REGS,
