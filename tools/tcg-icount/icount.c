@@ -53,7 +53,10 @@ static uint64_t trigger;
 static const char *out = "icount";
 static unsigned int snapshots;
 static uint64_t lost;				/* blocks the table had no room for */
-static uint64_t user_insns[MAX_VCPUS], kernel_insns[MAX_VCPUS];
+/* per vCPU, a cache line each: the vCPU threads add to them all the time */
+static struct {
+	uint64_t user, kernel;
+} __attribute__((aligned(64))) vcpu_insns[MAX_VCPUS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t hash(uint64_t vaddr, uint64_t insns)
@@ -105,8 +108,9 @@ static void snapshot(void)
 	fprintf(f, "# vaddr insns execs (lost blocks %llu)\n",
 		(unsigned long long)lost);
 	for (i = 0; i < MAX_VCPUS; i++) {
-		uint64_t u = __atomic_load_n(&user_insns[i], __ATOMIC_RELAXED);
-		uint64_t k = __atomic_load_n(&kernel_insns[i],
+		uint64_t u = __atomic_load_n(&vcpu_insns[i].user,
+					     __ATOMIC_RELAXED);
+		uint64_t k = __atomic_load_n(&vcpu_insns[i].kernel,
 					     __ATOMIC_RELAXED);
 
 		if (u || k)
@@ -136,7 +140,7 @@ static void block_exec(unsigned int vcpu, void *udata)
 
 	__atomic_fetch_add(&b->execs, 1, __ATOMIC_RELAXED);
 	if (vcpu < MAX_VCPUS)
-		__atomic_fetch_add(&kernel_insns[vcpu], b->insns,
+		__atomic_fetch_add(&vcpu_insns[vcpu].kernel, b->insns,
 				   __ATOMIC_RELAXED);
 }
 
@@ -144,7 +148,7 @@ static void block_exec(unsigned int vcpu, void *udata)
 static void user_exec(unsigned int vcpu, void *udata)
 {
 	if (vcpu < MAX_VCPUS)
-		__atomic_fetch_add(&user_insns[vcpu], (uintptr_t)udata,
+		__atomic_fetch_add(&vcpu_insns[vcpu].user, (uintptr_t)udata,
 				   __ATOMIC_RELAXED);
 }
 
