@@ -26,6 +26,7 @@
  * scripts/icount.sh builds it and runs the whole measurement.
  */
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,8 +56,9 @@ static unsigned int snapshots;
 static uint64_t lost;				/* blocks the table had no room for */
 /* per vCPU, a cache line each: the vCPU threads add to them all the time */
 static struct {
-	uint64_t user, kernel;
-} __attribute__((aligned(64))) vcpu_insns[MAX_VCPUS];
+	alignas(64) uint64_t user;
+	uint64_t kernel;
+} vcpu_insns[MAX_VCPUS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t hash(uint64_t vaddr, uint64_t insns)
