@@ -15,8 +15,8 @@
 
 #include "llp_tcp.h"
 #include "qp.h"
-#include "rdmap.h"
 #include "queue_fixture.h"
+#include "raw_peer.h"
 
 #define IW_WAIT		msecs_to_jiffies(3000)
 #define IW_EVENTS	16
@@ -347,18 +347,16 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
 		.ird = 1 | MPA_V2_IRD_P2P, .ord = 1 | MPA_V2_ORD_RTR_WRITE,
 	};
-	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX], wire[64], ulpdu[64];
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
 	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
 	struct kvec iov = { .iov_base = frame };
 	struct mpa_fpdu_cfg cfg = {};
-	struct ddp_untagged_fields f;
 	struct sw_ddp_term_err err;
-	struct rdmap_term_info ti;
 	struct mpa_rr_info rep;
 	struct msghdr msg = {};
 	unsigned long start;
-	u16 pd_len, ulpdu_len;
-	int len, got, i;
+	u16 pd_len;
+	int len, i;
 
 	KUNIT_ASSERT_EQ(test, 0, sock_create_kern(&init_net, AF_INET,
 						  SOCK_STREAM, IPPROTO_TCP,
@@ -389,30 +387,9 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, iw_count(&t->pas, IW_CM_EVENT_ESTABLISHED));
 
 	/* nothing until the timeout; then the Terminate, then FIN */
-	for (got = 0; got < (int)sizeof(wire); got += len) {
-		iov.iov_base = wire + got;
-		iov.iov_len = sizeof(wire) - got;
-		len = kernel_recvmsg(t->raw, &msg, &iov, 1, iov.iov_len, 0);
-		if (len <= 0)
-			break;
-	}
-	KUNIT_EXPECT_EQ(test, 0, len);		/* FIN, not RST */
+	raw_peer_expect_term(test, t->raw, &cfg, MPA_ERR_LOCAL_CATASTROPHIC);
 	KUNIT_EXPECT_GE(test, jiffies - start,
 			msecs_to_jiffies(SW_DDP_MPA_TIMEOUT_MS) - 1);
-	err = mpa_fpdu_validate(wire, got, &cfg, ulpdu, sizeof(ulpdu),
-				&ulpdu_len);
-	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
-	KUNIT_ASSERT_EQ(test, DDP_UNTAGGED_HDR_LEN + 4, ulpdu_len);
-	KUNIT_EXPECT_EQ(test, rdmap_ctrl_make(RDMAP_OP_TERMINATE), ulpdu[1]);
-	ddp_untagged_hdr_get((struct ddp_untagged_hdr *)ulpdu, &f);
-	KUNIT_EXPECT_EQ(test, RDMAP_QN_TERMINATE, f.qn);
-	KUNIT_EXPECT_EQ(test, 1, f.msn);
-	KUNIT_ASSERT_EQ(test, 0, rdmap_term_parse(ulpdu + DDP_UNTAGGED_HDR_LEN,
-						  4, &ti));
-	KUNIT_EXPECT_EQ(test, 0, ti.hdrct);
-	KUNIT_EXPECT_EQ(test,
-			sw_ddp_term_err_pack(MPA_ERR_LOCAL_CATASTROPHIC),
-			sw_ddp_term_err_pack(ti.err));
 
 	i = iw_wait(test, &t->pas, IW_CM_EVENT_ESTABLISHED);
 	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, t->pas.ev[i].status);

@@ -16,6 +16,7 @@
 
 #include "cm.h"
 #include "llp_tcp.h"
+#include "raw_peer.h"
 #include "rdmap.h"
 #include "sw_ddp.h"
 
@@ -721,24 +722,6 @@ static void raw_send(struct kunit *test, const void *buf, size_t len)
 						       len));
 }
 
-/* Read until EOF or error; return how it ended (0: EOF). */
-static int raw_drain(struct socket *sock, u8 *buf, size_t size, int *got)
-{
-	struct kvec iov;
-	struct msghdr msg = {};
-	int n;
-
-	*got = 0;
-	for (;;) {
-		iov.iov_base = buf + min_t(size_t, *got, size - 1);
-		iov.iov_len = size - min_t(size_t, *got, size - 1);
-		n = kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len, 0);
-		if (n <= 0)
-			return n;
-		*got += n;
-	}
-}
-
 static void raw_connect(struct kunit *test)
 {
 	struct cm_test *t = test->priv;
@@ -761,7 +744,7 @@ static void cm_bad_request(struct kunit *test, const struct mpa_rr_hdr *h,
 	cm_listen(test, AF_INET, false, CM_TIMEOUT);
 	raw_connect(test);
 	raw_send(test, h, len);
-	end = raw_drain(t->raw, buf, sizeof(buf), &got);
+	end = raw_peer_drain(t->raw, buf, sizeof(buf), &got);
 	KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, 0, got);	/* no Reply */
 	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
@@ -826,7 +809,7 @@ static void cm_test_silent_initiator(struct kunit *test)
 	cm_listen(test, AF_INET, false, CM_SHORT);
 	raw_connect(test);
 	start = jiffies;
-	end = raw_drain(t->raw, buf, sizeof(buf), &got);
+	end = raw_peer_drain(t->raw, buf, sizeof(buf), &got);
 	KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
 	KUNIT_EXPECT_GE(test, jiffies - start, CM_SHORT - 1);
 	KUNIT_EXPECT_LT(test, jiffies - start, CM_WAIT);
@@ -848,7 +831,7 @@ static void cm_test_listener_gone(struct kunit *test)
 	msleep(50);
 	cm_close_ep(t->listener);
 	t->listener = NULL;
-	end = raw_drain(t->raw, buf, sizeof(buf), &got);
+	end = raw_peer_drain(t->raw, buf, sizeof(buf), &got);
 	KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
 }
@@ -913,15 +896,11 @@ static void cm_reply_terminated(struct kunit *test,
 {
 	struct cm_test *t = test->priv;
 	struct socket *conn = raw_serve_offer(test, offer, CM_TIMEOUT);
-	u8 frame[sizeof(struct mpa_rr_hdr) + 4], fpdu[64], ulpdu[64];
+	u8 frame[sizeof(struct mpa_rr_hdr) + 4];
 	struct kvec iov = { .iov_base = frame };
 	struct mpa_fpdu_cfg cfg = {};	/* no CRC, no markers */
-	struct ddp_untagged_fields f;
-	struct sw_ddp_term_err err;
-	struct rdmap_term_info ti;
 	struct msghdr msg = {};
-	int len, got, end;
-	u16 ulpdu_len;
+	int len;
 
 	len = mpa_rr_build(frame, sizeof(frame), rep, true);
 	KUNIT_ASSERT_GT(test, len, 0);
@@ -931,25 +910,8 @@ static void cm_reply_terminated(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, status, t->act.status);
 	KUNIT_EXPECT_EQ(test, 1, t->act.nconn);
 
-	end = raw_drain(conn, fpdu, sizeof(fpdu), &got);
+	raw_peer_expect_term(test, conn, &cfg, want);
 	sock_release(conn);
-	KUNIT_EXPECT_EQ(test, 0, end);		/* FIN, not RST */
-	err = mpa_fpdu_validate(fpdu, got, &cfg, ulpdu, sizeof(ulpdu),
-				&ulpdu_len);
-	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
-	/* RFC 5040: a Terminate on queue 2, the stream's first, whole */
-	KUNIT_ASSERT_EQ(test, DDP_UNTAGGED_HDR_LEN + 4, ulpdu_len);
-	KUNIT_EXPECT_EQ(test, ddp_ctrl_make(false, true), ulpdu[0]);
-	KUNIT_EXPECT_EQ(test, rdmap_ctrl_make(RDMAP_OP_TERMINATE), ulpdu[1]);
-	ddp_untagged_hdr_get((struct ddp_untagged_hdr *)ulpdu, &f);
-	KUNIT_EXPECT_EQ(test, RDMAP_QN_TERMINATE, f.qn);
-	KUNIT_EXPECT_EQ(test, 1, f.msn);
-	KUNIT_EXPECT_EQ(test, 0, f.mo);
-	KUNIT_ASSERT_EQ(test, 0, rdmap_term_parse(ulpdu + DDP_UNTAGGED_HDR_LEN,
-						  4, &ti));
-	KUNIT_EXPECT_EQ(test, 0, ti.hdrct);
-	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(want),
-			sw_ddp_term_err_pack(ti.err));
 }
 
 static const struct mpa_rr_info rep_v2 = {
