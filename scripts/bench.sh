@@ -6,16 +6,16 @@
 # and SCTP), siw and rxe (scripts/guest/bench.sh), and report medians,
 # spreads and ratios to siw as a table, a CSV and a PNG plot.
 #
-# Environment: BENCH_REPS, BENCH_LAT_REPS, BENCH_MIB, BENCH_PROVIDERS,
-# BENCH_SIZES, BENCH_TOOLS, BENCH_INTEGRITY, BENCH_LOSS (see
-# scripts/guest/bench.sh), SW_DDP_RESULTS (default results/bench).
+# Environment: BENCH_REPS, BENCH_LAT_REPS, BENCH_MIB, BENCH_LAT_ITERS,
+# BENCH_PROVIDERS, BENCH_SIZES, BENCH_TOOLS, BENCH_INTEGRITY, BENCH_LOSS
+# (see scripts/guest/bench.sh), SW_DDP_RESULTS (default results/bench).
 set -euo pipefail
 
 . "$(dirname "$0")/bench-lib.sh"
 bench_prepare bench
 
-for v in BENCH_REPS BENCH_LAT_REPS BENCH_MIB BENCH_PROVIDERS BENCH_SIZES \
-	BENCH_TOOLS BENCH_INTEGRITY BENCH_LOSS; do
+for v in BENCH_REPS BENCH_LAT_REPS BENCH_MIB BENCH_LAT_ITERS BENCH_PROVIDERS \
+	BENCH_SIZES BENCH_TOOLS BENCH_INTEGRITY BENCH_LOSS; do
 	[ -n "${!v:-}" ] && echo "$v=\"${!v}\""
 done > "$results/vm/bench.conf"
 

@@ -17,10 +17,10 @@ results=$1
 # What to run; the host may override in $results/bench.conf.
 BENCH_REPS=3
 BENCH_LAT_REPS=9	# latency runs: seconds each, and the noisiest
-BENCH_MIB=256		# per bandwidth run, 1000 to 20000 messages
+BENCH_MIB=1024		# per bandwidth run, 1000 to 20000 messages
 BENCH_PROVIDERS="sw_ddp sw_ddp_sctp siw rxe"
 BENCH_SIZES="4096 65536 1048576"
-BENCH_LAT_ITERS=1000
+BENCH_LAT_ITERS=5000	# round trips per latency run
 BENCH_TOOLS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat"
 BENCH_INTEGRITY=1	# and rdma_integrity under packet loss, per provider
 BENCH_LOSS=5		# percent of the packets dropped each way for it
@@ -112,26 +112,42 @@ run() {
 		}' >> "$csv"
 }
 
-# One round over provider $1 (rep $2): every bandwidth test in the first
-# BENCH_REPS rounds, every latency test in the first BENCH_LAT_REPS.
-bench_round() {
-	local prov=$1 rep=$2 tool size
+# The matrix, one test per line: TOOL SIZE QPS
+tests() {
+	local tool size
 	for tool in $BENCH_TOOLS; do
 		case $tool in
-		*_lat)
-			[ "$rep" -le "$BENCH_LAT_REPS" ] &&
-				run "$prov" "$tool" 8 1 "$rep" ;;
-		*)
-			[ "$rep" -le "$BENCH_REPS" ] || continue
-			for size in $BENCH_SIZES; do
-				run "$prov" "$tool" "$size" 1 "$rep"
-			done ;;
+		*_lat) echo "$tool 8 1" ;;
+		*) for size in $BENCH_SIZES; do echo "$tool $size 1"; done ;;
 		esac
 	done
-	[ "$rep" -le "$BENCH_REPS" ] || return 0
 	case " $BENCH_TOOLS " in
-	*" ib_write_bw "*) run "$prov" ib_write_bw 65536 4 "$rep" ;;
+	*" ib_write_bw "*) echo "ib_write_bw 65536 4" ;;
 	esac
+}
+
+# rotate N WORDS...: the words from the Nth on, then the ones before it
+rotate() {
+	local n=$1 && shift
+	[ $# -gt 0 ] || return 0
+	n=$((n % $#))
+	echo "${@:n+1}" "${@:1:n}"
+}
+
+# One test over every provider, back to back: devices up, one run, down.
+# A provider that cannot start here is left out for good.
+run_test() {
+	local tool=$1 size=$2 qps=$3 rep=$4 prov
+	for prov in $(rotate $((rep - 1)) $providers); do
+		if ! devs_up "$prov"; then
+			echo "bench: $prov does not run here"
+			devs_down
+			providers=$(echo " $providers " | sed "s/ $prov / /")
+			continue
+		fi
+		run "$prov" "$tool" "$size" "$qps" "$rep"
+		devs_down
+	done
 }
 
 # integrity_under_loss PROVIDER: tools/rdma_integrity between b1 and b2
@@ -175,22 +191,20 @@ insmod "$SW_DDP_KO"
 insmod "$SIW_KO"
 load_rxe || echo "bench: rdma_rxe did not load"
 netns_up
-# Rounds, not one provider after the other: the emulator's speed drifts
-# with the host's load, and each round gives every provider the same share
-# of the drift.  A provider that cannot start here is left out for good.
+# Rounds, and in each round every test over every provider back to back
+# (in an order that rotates from round to round), not one provider after
+# the other: the emulator's speed drifts with the host's load, and the
+# providers compared in a test are seconds apart, not minutes.
 providers=$BENCH_PROVIDERS
 rounds=$((BENCH_LAT_REPS > BENCH_REPS ? BENCH_LAT_REPS : BENCH_REPS))
 for rep in $(seq "$rounds"); do
-	for prov in $providers; do
-		if ! devs_up "$prov"; then
-			echo "bench: $prov does not run here"
-			devs_down
-			providers=$(echo " $providers " | sed "s/ $prov / /")
-			continue
-		fi
-		bench_round "$prov" "$rep"
-		devs_down
-	done
+	while read -r tool size qps <&3; do
+		case $tool in
+		*_lat) [ "$rep" -le "$BENCH_LAT_REPS" ] || continue ;;
+		*) [ "$rep" -le "$BENCH_REPS" ] || continue ;;
+		esac
+		run_test "$tool" "$size" "$qps" "$rep"
+	done 3<<<"$(tests)"
 done
 # Correctness, once per provider that ran: what its numbers were bought
 # with (Documentation/performance.rst, "Writes by reference").
