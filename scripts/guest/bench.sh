@@ -126,7 +126,8 @@ tests() {
 	esac
 }
 
-# rotate N WORDS...: the words from the Nth on, then the ones before it
+# rotate N WORDS...: the words after the first N (modulo their count),
+# then those N
 rotate() {
 	local n=$1 && shift
 	[ $# -gt 0 ] || return 0
