@@ -34,6 +34,8 @@ struct pipe_end {
 	u32 cut;			/* deliver only this much, keep the rest */
 	u32 kept;			/* octets kept in wire after cut */
 	int nsent;			/* segments sent */
+	int nnow;			/* SW_DDP_SEG_NOW segments offered */
+	bool refuse_now;		/* and refused, as an LLP may */
 	u8 first[2];			/* the first one's DDP, RDMAP control */
 	u32 first_len;			/* and its payload length */
 };
@@ -79,6 +81,11 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 
 	if (e->closed || e->peer->closed)
 		return -ENOTCONN;
+	if (flags & SW_DDP_SEG_NOW) {
+		e->nnow++;
+		if (e->refuse_now)
+			return -EAGAIN;
+	}
 	if (!e->nsent++) {
 		memcpy(e->first, hdr, sizeof(e->first));
 		e->first_len = len;
@@ -310,6 +317,44 @@ static void stream_read(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, BUF_LEN);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], BUF_LEN);
+	KUNIT_EXPECT_EQ(test, sf->end[1].nnow, 0);	/* too long for that */
+}
+
+/*
+ * A short Read is answered by the receive upcall that brought the
+ * Request (SW_DDP_SEG_NOW); if the LLP cannot take it there, by the work
+ * item, the same response.
+ */
+static void stream_read_short(struct kunit *test, bool refuse)
+{
+	struct stream_fx *sf = sfx(test);
+	struct ib_wc wc;
+
+	sf->end[1].refuse_now = refuse;
+	fill(sf->buf[1], 128, 5);
+	memset(sf->buf[0], 0, 129);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 128,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 128);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], 128);
+	KUNIT_EXPECT_EQ(test, sf->buf[0][128], 0);
+	KUNIT_EXPECT_EQ(test, sf->end[1].nnow, 1);
+	/* the one Read Response either way */
+	KUNIT_EXPECT_EQ(test, sf->end[1].nsent, 1);
+	KUNIT_EXPECT_EQ(test, rdmap_ctrl_opcode(sf->end[1].first[1]),
+			RDMAP_OP_READ_RESP);
+}
+
+static void stream_read_short_now(struct kunit *test)
+{
+	stream_read_short(test, false);
+}
+
+static void stream_read_short_refused(struct kunit *test)
+{
+	stream_read_short(test, true);
 }
 
 static int post_recv(struct stream_fx *sf, int at, u32 len)
@@ -708,6 +753,8 @@ static void stream_rtr_terminate(struct kunit *test)
 static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write),
 	KUNIT_CASE(stream_read),
+	KUNIT_CASE(stream_read_short_now),
+	KUNIT_CASE(stream_read_short_refused),
 	KUNIT_CASE(stream_read_ord),
 	KUNIT_CASE(stream_send),
 	KUNIT_CASE(stream_send_zero),

@@ -9,6 +9,7 @@
 
 #include <linux/socket.h>
 #include <linux/version.h>
+#include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -42,5 +43,17 @@ static inline struct ib_udata *sw_ddp_cq_udata(struct ib_udata *arg)
 #else
 #define SW_DDP_MSG_SPLICE_PAGES	0
 #endif
+
+/*
+ * TCP fills skbs from the calling task's page fragment unless a socket
+ * opts out (sk_use_task_frag, 6.2 on); before 6.2 only sleeping
+ * allocations used it, and our sends from the receive upcall are atomic.
+ */
+static inline void sw_ddp_sk_no_task_frag(struct sock *sk)
+{
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+	sk->sk_use_task_frag = false;
+#endif
+}
 
 #endif /* SW_DDP_COMPAT_H */

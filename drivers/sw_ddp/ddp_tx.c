@@ -5,7 +5,8 @@
  * to the LLP with the payload as page references, from local SGEs (Send,
  * Write), a source MR (Read Response) or inline data.
  *
- * Runs in the stream's transmit work item; may sleep in the LLP.
+ * Runs in the stream's transmit work item and may sleep in the LLP; a
+ * message marked now, from a receive upcall, does neither.
  */
 #include <linux/mm.h>
 
@@ -128,15 +129,18 @@ u32 ddp_tx_room(struct sw_ddp_stream *s)
  *
  * A zero-length message is one segment (RFC 5041 §5.2).  The header
  * @m->extra (Read Request, Terminate) travels whole in the one segment
- * such messages have.
+ * such messages have.  With @m->now the message must fit one segment,
+ * which goes out with SW_DDP_SEG_NOW.
  *
- * Return: 0, or a negative errno once the LLP or the memory fails.
+ * Return: 0, or a negative errno once the LLP or the memory fails;
+ * -EAGAIN for @m->now: nothing was sent, the work item must send it.
  */
 int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 {
 	struct ddp_tx_seg seg;
 	u32 max = s->llp->ops->max_segment(s->llp), room, off = 0, n;
-	unsigned int flags = m->zcopy ? SW_DDP_SEG_ZCOPY : 0;
+	unsigned int flags = (m->zcopy ? SW_DDP_SEG_ZCOPY : 0) |
+			     (m->now ? SW_DDP_SEG_NOW : 0);
 	bool last;
 	int err;
 
@@ -148,6 +152,8 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 	if (max <= room)
 		return -EMSGSIZE;
 	room = max - room;
+	if (m->now && m->len > room)
+		return -EAGAIN;		/* not one segment: the work item's */
 
 	do {
 		n = min(room, m->len - off);
@@ -163,7 +169,8 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 			return err;
 		off += n;
 		/* a 1 MiB message in tiny segments (MSS shrunk): yield */
-		cond_resched();
+		if (!last)
+			cond_resched();
 	} while (!last);
 	return 0;
 }

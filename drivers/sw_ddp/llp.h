@@ -56,8 +56,8 @@ struct sw_ddp_llp_ops {
 	 * Send one DDP segment: hdr_len header octets, then @len payload
 	 * octets from the pages in @bv (nr_bv of them).  Runs in process
 	 * context and may sleep until the socket has taken the whole
-	 * segment; returns 0, or a negative errno once the stream is
-	 * unusable.  @flags: SW_DDP_SEG_* below.
+	 * segment (but see SW_DDP_SEG_NOW); returns 0, or a negative errno
+	 * once the stream is unusable.  @flags: SW_DDP_SEG_* below.
 	 */
 	int (*send_segment)(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,
@@ -108,6 +108,15 @@ struct sw_ddp_llp_ops {
  * likes, a retransmission included, as an RNIC's DMA engine would.
  */
 #define SW_DDP_SEG_ZCOPY	0x1
+/*
+ * SW_DDP_SEG_NOW: called from the LLP's own receive upcall, in atomic
+ * context, its receive side locked (a Read Response answering the Read
+ * Request just delivered).  The LLP sends without sleeping, all of the
+ * segment, or returns -EAGAIN having sent none of it and changed nothing;
+ * an LLP that cannot send from there always returns -EAGAIN.  The payload
+ * is copied.
+ */
+#define SW_DDP_SEG_NOW		0x2
 
 struct sw_ddp_llp {
 	const struct sw_ddp_llp_ops *ops;

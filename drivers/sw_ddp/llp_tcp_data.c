@@ -9,6 +9,8 @@
  * a segment as bio_vecs and one sendmsg() takes them; TCP copies the
  * payload, so a completion may follow at once, unless the segment is
  * SW_DDP_SEG_ZCOPY (Read Responses), whose pages TCP then references.
+ * A short Read Response may also go from data_ready itself
+ * (SW_DDP_SEG_NOW), into the socket its Request came in on.
  */
 #include <linux/module.h>
 #include <linux/sizes.h>
@@ -211,6 +213,7 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 	smp_store_release(&ep->data, d);
 
 	lock_sock(sk);
+	sw_ddp_sk_no_task_frag(sk);	/* tcp_data_send_now() */
 	WRITE_ONCE(ep->rx_ready, tcp_data_rx_ready);
 	tcp_data_read(d, sk);
 	release_sock(sk);
@@ -350,6 +353,50 @@ static int tcp_data_send_fpdu(struct socket *sock, struct mpa_tx *tx,
 	return err;
 }
 
+/*
+ * SW_DDP_SEG_NOW: from our own data_ready, the socket locked by softirq
+ * (bh_lock_sock() without an owner) or by the task that owns it, so TCP's
+ * send state is ours as under lock_sock().  tx_lock is not taken: the
+ * caller holds the stream's engine, the only other sender, and stop() has
+ * not begun, or data_ready would not have called us.  Nothing may sleep:
+ * no wait for room, an atomic allocation, and not the interrupted task's
+ * page fragment (sw_ddp_sk_no_task_frag()).
+ */
+static int tcp_data_send_now(struct sw_ddp_tcp_ep *ep,
+			     struct sw_ddp_tcp_data *d, const void *hdr,
+			     unsigned int hdr_len, const struct bio_vec *bv,
+			     unsigned int nr_bv, u32 len)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct sock *sk = ep->sock->sk;
+	u32 seq = d->tx.seq;
+	gfp_t gfp;
+	int n, sent;
+
+	lockdep_assert(lockdep_sock_is_held(sk));
+	if (sk->sk_state != TCP_ESTABLISHED || !sk_stream_memory_free(sk))
+		return -EAGAIN;
+	n = mpa_tx_frame(&d->tx, hdr, hdr_len, bv, nr_bv, len);
+	if (n < 0)
+		return n;
+	if (sk_stream_wspace(sk) < n) {
+		d->tx.seq = seq;
+		return -EAGAIN;
+	}
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, d->tx.bv, d->tx.nr_bv, n);
+	gfp = sk->sk_allocation;
+	sk->sk_allocation = GFP_ATOMIC;
+	sent = tcp_sendmsg_locked(sk, &msg, n);
+	sk->sk_allocation = gfp;
+	if (sent == n)
+		return 0;
+	if (sent <= 0) {
+		d->tx.seq = seq;	/* nothing went: the engine retries */
+		return -EAGAIN;
+	}
+	return -EIO;	/* part of an FPDU: the stream is broken */
+}
+
 /* llp ops: one DDP segment as one FPDU, all of it taken by the socket. */
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,
@@ -359,6 +406,8 @@ int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 	struct sw_ddp_tcp_data *d = ep->data;
 	int n, err = 0;
 
+	if (flags & SW_DDP_SEG_NOW)
+		return tcp_data_send_now(ep, d, hdr, hdr_len, bv, nr_bv, len);
 	mutex_lock(&d->tx_lock);
 	if (d->stopped) {
 		err = -ENOTCONN;

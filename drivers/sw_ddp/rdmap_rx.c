@@ -64,7 +64,8 @@ struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s)
 /*
  * RFC 5040 §4.4: a Read Request.  Its Data Source is checked now, so the
  * Terminate names the request; the response goes out from the transmit
- * side, in request order, interleaved at message boundaries.
+ * side, in request order, interleaved at message boundaries: a lone
+ * short one from here, the rest from the work item on the next CPU.
  */
 struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 {
@@ -89,7 +90,8 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 	*rd = (struct sw_ddp_read){ .req = req, .mr = mr };
 	s->ird_put++;
 	spin_unlock_bh(&s->lock);
-	sw_ddp_stream_kick_away(s);
+	if (!rdmap_tx_read_resp_now(s))
+		sw_ddp_stream_kick_away(s);
 	return SW_DDP_TERM_OK;
 }
 

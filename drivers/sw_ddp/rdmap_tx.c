@@ -6,7 +6,8 @@
  * the send queue's work requests as RDMAP messages, which an RFC 6581
  * responder holds back until the RTR has come in; and it executes local
  * work requests (fast registration, local invalidation) in their place in
- * the queue.  It runs as a work item, and briefly in libsiw's doorbell.
+ * the queue.  It runs as a work item, briefly in libsiw's doorbell, and
+ * for a lone short Read Response in the receive upcall.
  */
 #include <linux/highmem.h>
 #include <linux/moduleparam.h>
@@ -42,6 +43,37 @@ static void rdmap_tx_terminate(struct sw_ddp_stream *s)
 	ddp_tx_message(s, &m);
 }
 
+/* RFC 5040 §4.5: the response to @rd, all it asked for */
+static void rdmap_tx_read_resp_msg(const struct sw_ddp_read *rd,
+				   struct sw_ddp_tx_msg *m)
+{
+	*m = (struct sw_ddp_tx_msg){
+		.op = RDMAP_OP_READ_RESP,
+		.stag = rd->req.sink_stag,
+		.to = rd->req.sink_to,
+		.len = rd->req.size,
+		.src_mr = rd->mr,
+		.src_stag = rd->req.src_stag,
+		.src_to = rd->req.src_to,
+		/*
+		 * No completion here: the responder's memory as it is when
+		 * sent.  Below a page, copying into the skb costs less than
+		 * a reference.
+		 */
+		.zcopy = zcopy_tx && rd->req.size >= PAGE_SIZE,
+	};
+}
+
+/* The response went, or failed: the entry's reference goes too. */
+static void rdmap_tx_read_resp_sent(struct sw_ddp_stream *s,
+				    struct sw_ddp_read *rd, int err)
+{
+	if (rd->mr)
+		sw_ddp_mem_put(rd->mr);
+	if (err)
+		sw_ddp_stream_fail(s, RDMAP_ERR_PROT_ACCESS, true);
+}
+
 /*
  * RFC 5040 §4.5: answer the oldest Read Request.  Its IRD slot is freed
  * before the response goes out: once the last segment reaches the peer
@@ -51,10 +83,9 @@ static void rdmap_tx_terminate(struct sw_ddp_stream *s)
  */
 static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 {
-	struct sw_ddp_tx_msg m = { .op = RDMAP_OP_READ_RESP };
+	struct sw_ddp_tx_msg m;
 	struct sw_ddp_read rd;
 	bool found = false;
-	int err;
 
 	spin_lock_bh(&s->lock);
 	if (s->ird_put != s->ird_get) {
@@ -66,22 +97,8 @@ static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 	if (!found)
 		return false;
 
-	m.stag = rd.req.sink_stag;
-	m.to = rd.req.sink_to;
-	m.len = rd.req.size;
-	m.src_mr = rd.mr;
-	m.src_stag = rd.req.src_stag;
-	m.src_to = rd.req.src_to;
-	/*
-	 * No completion here: the responder's memory as it is when sent.
-	 * Below a page, copying into the skb costs less than a reference.
-	 */
-	m.zcopy = zcopy_tx && m.len >= PAGE_SIZE;
-	err = ddp_tx_message(s, &m);
-	if (rd.mr)
-		sw_ddp_mem_put(rd.mr);
-	if (err)
-		sw_ddp_stream_fail(s, RDMAP_ERR_PROT_ACCESS, true);
+	rdmap_tx_read_resp_msg(&rd, &m);
+	rdmap_tx_read_resp_sent(s, &rd, ddp_tx_message(s, &m));
 	return true;
 }
 
@@ -477,6 +494,75 @@ enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s)
 		rdmap_tx_sqe(s, &s->held, s->held_seq);
 	}
 	return RDMAP_TX_HERE;
+}
+
+/* Read Responses the receive upcall answers itself, payload octets */
+#define RDMAP_TX_NOW_MAX	128
+
+/* May the upcall answer the one Read queued?  Copied to @rd if so. */
+static bool rdmap_tx_read_resp_now_ok(struct sw_ddp_stream *s,
+				      struct sw_ddp_read *rd)
+{
+	bool ok;
+
+	spin_lock_bh(&s->lock);
+	ok = !rdmap_tx_failed_locked(s) && !s->rtr_send &&
+	     s->ird_put - s->ird_get == 1 &&
+	     s->ird_q[s->ird_get % s->ird].req.size <= RDMAP_TX_NOW_MAX;
+	if (ok)
+		*rd = s->ird_q[s->ird_get % s->ird];
+	spin_unlock_bh(&s->lock);
+	return ok;
+}
+
+/**
+ * rdmap_tx_read_resp_now() - answer a lone short Read where it arrived
+ * @s: the stream, in its receive upcall, the Request just queued
+ *
+ * A Read Request comes in on the CPU where the LLP receives, which over
+ * veth is the requester's, inside its own send.  A work item there costs
+ * two context switches per Read, on the next CPU an IPI and a wake-up
+ * (Documentation/performance.rst); answering from the upcall costs
+ * neither.  Only when nothing else is owed first: the engine idle (not
+ * between the segments of a message), no RTR or Terminate to send, no
+ * older Request, and the response short enough to copy in atomic context.
+ * The entry stays queued until it has gone, so that a response the LLP
+ * cannot take now goes from the work item as before; its IRD slot is not
+ * needed sooner, as the peer's next Request comes in through this upcall,
+ * after it.
+ *
+ * Return: true if answered (or the stream failed trying), false if the
+ * work item must answer it.
+ */
+bool rdmap_tx_read_resp_now(struct sw_ddp_stream *s)
+{
+	struct sw_ddp_tx_msg m;
+	struct sw_ddp_read rd;
+	int err;
+
+	/* look first: a work item the bit held up would sleep and wake */
+	if (!rdmap_tx_read_resp_now_ok(s, &rd))
+		return false;
+	if (!rdmap_tx_trylock(s))
+		return false;
+	if (!rdmap_tx_read_resp_now_ok(s, &rd)) {
+		rdmap_tx_unlock(s);
+		return false;
+	}
+
+	rdmap_tx_read_resp_msg(&rd, &m);
+	m.now = true;
+	m.zcopy = false;
+	err = ddp_tx_message(s, &m);
+	if (err != -EAGAIN) {
+		/* only the engine takes entries, and we hold it */
+		spin_lock_bh(&s->lock);
+		s->ird_get++;
+		spin_unlock_bh(&s->lock);
+		rdmap_tx_read_resp_sent(s, &rd, err);
+	}
+	rdmap_tx_unlock(s);
+	return err != -EAGAIN;
 }
 
 /* Stream teardown: what the engine took and will not finish. */

@@ -969,6 +969,8 @@ static int sctp_llp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 	struct sw_ddp_sctp_assoc *a = s->assoc;
 	int wake, err;
 
+	if (flags & SW_DDP_SEG_NOW)
+		return -EAGAIN;	/* the association's work receives: no hurry */
 	if (hdr_len + sizeof(struct sctp_ddp_seg_chunk) > SCTP_TX_HDR_SIZE)
 		return -EINVAL;
 	for (;;) {

@@ -125,8 +125,10 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
  * busy-polling for completions.  Answered there, every Request costs two
  * context switches and the responses leave one by one; from another CPU
  * they stream out while Requests keep coming (ib_read_bw 4 KiB: twice the
- * rate, Documentation/performance.rst).  A lone short Read too: answered
- * there it saved the IPI, and ib_read_lat took longer all the same.
+ * rate, Documentation/performance.rst).  A lone short Read answered by
+ * the work item there saved the IPI, and ib_read_lat took longer all the
+ * same; the receive upcall now answers those itself
+ * (rdmap_tx_read_resp_now()) when it can.
  */
 void sw_ddp_stream_kick_away(struct sw_ddp_stream *s)
 {

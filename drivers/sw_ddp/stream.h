@@ -175,6 +175,7 @@ enum rdmap_tx_rest {
 };
 
 enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s);
+bool rdmap_tx_read_resp_now(struct sw_ddp_stream *s);
 void rdmap_tx_flush(struct sw_ddp_stream *s);
 
 /* ddp_tx.c, for rdmap_tx.c: send one message in segments. */
@@ -196,6 +197,7 @@ struct sw_ddp_tx_msg {
 	u64 src_to;
 	bool inline_data;		/* in s->inline_page */
 	bool zcopy;			/* SW_DDP_SEG_ZCOPY allowed */
+	bool now;			/* one SW_DDP_SEG_NOW segment */
 };
 
 int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m);
