@@ -181,7 +181,8 @@ static void tcp_ep_release_sock(struct sw_ddp_tcp_ep *ep, bool abortive)
 
 	if (!sock)
 		return;
-	sw_ddp_tcp_data_stop(ep);	/* no sender left on the socket */
+	/* no sender left on the socket */
+	sw_ddp_tcp_data_stop(ep, abortive);
 	sk = sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
@@ -950,7 +951,7 @@ static int tcp_llp_start(struct sw_ddp_llp *llp,
 
 static void tcp_llp_stop(struct sw_ddp_llp *llp)
 {
-	sw_ddp_tcp_data_stop(llp_to_tcp_ep(llp));
+	sw_ddp_tcp_data_stop(llp_to_tcp_ep(llp), false);
 }
 
 static void tcp_llp_rx_sync(struct sw_ddp_llp *llp)

@@ -231,7 +231,7 @@ void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
 int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 			  const struct sw_ddp_rx_ops *ops, void *upper,
 			  unsigned int max_payload_bv);
-void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep);
+void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive);
 void sw_ddp_tcp_data_rx_sync(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_data_rtr_expired(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);

@@ -223,11 +223,14 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 /**
  * sw_ddp_tcp_data_stop() - leave RDMA mode, before the socket goes
  * @ep: the endpoint
+ * @abortive: reset the connection; else shut it down (FIN)
  *
  * Once this returns no receive upcall runs and no segment is being sent;
- * a sender blocked on a full socket is woken by the shutdown.
+ * a sender blocked on a full socket is woken by the shutdown or reset.
+ * A reset goes out at once, with no FIN before it that the peer could
+ * take for a graceful close.
  */
-void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep)
+void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 {
 	struct sw_ddp_tcp_data *d = ep->data;
 	struct sock *sk;
@@ -239,7 +242,10 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep)
 	WRITE_ONCE(ep->rx_ready, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
 
-	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
+	if (abortive)
+		tcp_abort(sk, ECONNRESET);
+	else
+		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
 	mutex_lock(&d->tx_lock);
 	d->stopped = true;
 	mutex_unlock(&d->tx_lock);
