@@ -499,6 +499,11 @@ enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s)
 /* Read Responses the receive upcall answers itself, payload octets */
 #define RDMAP_TX_NOW_MAX	128
 
+static bool read_resp_now = true;
+module_param(read_resp_now, bool, 0644);
+MODULE_PARM_DESC(read_resp_now,
+		 "answer a lone short Read from the receive upcall (default on)");
+
 /* May the upcall answer the one Read queued?  Copied to @rd if so. */
 static bool rdmap_tx_read_resp_now_ok(struct sw_ddp_stream *s,
 				      struct sw_ddp_read *rd)
@@ -541,7 +546,7 @@ bool rdmap_tx_read_resp_now(struct sw_ddp_stream *s)
 	int err;
 
 	/* look first: a work item the bit held up would sleep and wake */
-	if (!rdmap_tx_read_resp_now_ok(s, &rd))
+	if (!READ_ONCE(read_resp_now) || !rdmap_tx_read_resp_now_ok(s, &rd))
 		return false;
 	if (!rdmap_tx_trylock(s))
 		return false;
