@@ -45,17 +45,19 @@ static void cm_rec_init(struct cm_rec *r)
 	init_completion(&r->closed_done);
 }
 
+/* Nothing of @r is read after complete(): the test may move on at once. */
 static int rec_request(struct sw_ddp_tcp_ep *l, struct sw_ddp_tcp_ep *child)
 {
 	struct cm_rec *r = l->owner;
+	int ret = r->request_ret;
 
 	r->nreq++;
-	if (!r->request_ret) {
+	if (!ret) {
 		sw_ddp_tcp_get(child);
 		r->child = child;
 	}
 	complete(&r->req_done);
-	return r->request_ret;
+	return ret;
 }
 
 static int rec_connected(struct sw_ddp_tcp_ep *ep, int status)

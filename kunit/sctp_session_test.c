@@ -44,10 +44,15 @@ static void sess_rec_init(struct sess_rec *r)
 	init_completion(&r->closed_done);
 }
 
+/*
+ * The answer is settled before complete(): the test thread, woken on
+ * another CPU, takes r->req at once (sess_take_req()).
+ */
 static int rec_request(struct sw_ddp_sctp_listener *l,
 		       struct sw_ddp_sctp_session *s)
 {
 	struct sess_rec *r = l->owner;
+	int ret;
 
 	r->nreq++;
 	if (!r->request_ret && !r->req) {
@@ -56,8 +61,9 @@ static int rec_request(struct sw_ddp_sctp_listener *l,
 		r->pdata_len = s->pdata_len;
 		memcpy(r->pdata, s->pdata, s->pdata_len);
 	}
+	ret = r->req == s ? 0 : r->request_ret ?: -EBUSY;
 	complete(&r->req_done);
-	return r->req == s ? 0 : r->request_ret ?: -EBUSY;
+	return ret;
 }
 
 static int rec_connected(struct sw_ddp_sctp_session *s, int status)
