@@ -65,20 +65,12 @@ netns_down() {
 	true
 }
 
-# cpus_only_first, cpus_all_online: take every CPU but the first offline
-# for a stretch of tests, and bring them back.
-cpus_only_first() {
+# cpus_others_online 0|1: take every CPU but the first offline for a
+# stretch of tests, or bring them back.
+cpus_others_online() {
 	local c
 	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
-		[ -f "$c" ] && echo 0 > "$c"
-	done
-	true
-}
-
-cpus_all_online() {
-	local c
-	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
-		[ -f "$c" ] && echo 1 > "$c"
+		[ -f "$c" ] && echo "$1" > "$c"
 	done
 	true
 }

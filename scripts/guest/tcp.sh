@@ -102,7 +102,7 @@ tcp_tests() {
 	# sends cannot overlap, and answer Reads from the work item: a
 	# Read Response from our receive upcall (read_resp_now) would
 	# reach siw's socket inside siw's own send even there.
-	cpus_only_first
+	cpus_others_online 0
 	echo N > /sys/module/sw_ddp/parameters/read_resp_now
 	insmod "$SIW_KO"
 	in_h2 rdma link add s2 type siw netdev vb
@@ -127,7 +127,7 @@ tcp_tests() {
 	netns_down
 	rmmod siw
 	rmmod sw_ddp
-	cpus_all_online
+	cpus_others_online 1
 }
 
 MAL_PORT=7471
