@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
+#include "flat_in.h"
 #include "mpa.h"
 
 #define STREAM_MAX	16384
@@ -22,20 +23,19 @@ struct sink {
 	struct sw_ddp_term_err begin_err;
 };
 
-/* A flat buffer as stream input. */
-struct flat_in {
-	struct mpa_rx_in in;
-	const u8 *pos;
-};
+/*
+ * Every case runs twice: with an input that can only be read, and with
+ * one that is also mapped, where FPDUs wholly inside a piece fed are
+ * framed in place (mpa_rx_whole()) and the rest octet by octet.
+ */
+static const bool input_mapped[] = { false, true };
 
-static int flat_read(struct mpa_rx_in *in, void *dst, u32 len)
+static void input_desc(const bool *mapped, char *desc)
 {
-	struct flat_in *f = container_of(in, struct flat_in, in);
-
-	memcpy(dst, f->pos, len);
-	f->pos += len;
-	return 0;
+	strscpy(desc, *mapped ? "mapped" : "read", KUNIT_PARAM_DESC_SIZE);
 }
+
+KUNIT_ARRAY_PARAM(input, input_mapped, input_desc);
 
 static unsigned int sink_hdr_len(void *upper, const u8 *ctrl)
 {
@@ -143,13 +143,15 @@ static struct stream *stream_make(struct kunit *test, bool crc, bool markers,
 }
 
 /* Feed the stream in pieces of @chunk octets; return the first error. */
-static struct sw_ddp_term_err feed(struct mpa_rx *rx, const u8 *wire,
-				   u32 len, u32 chunk)
+static struct sw_ddp_term_err feed(struct kunit *test, struct mpa_rx *rx,
+				   const u8 *wire, u32 len, u32 chunk)
 {
+	bool mapped = *(const bool *)test->param_value;
 	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
-	struct flat_in f = { .in.read = flat_read, .pos = wire };
+	struct flat_in f;
 	u32 done = 0;
 
+	flat_in_init(&f, wire, 0, mapped);
 	while (done < len && sw_ddp_term_err_ok(err)) {
 		f.in.avail = min(chunk, len - done);
 		done += f.in.avail;
@@ -174,7 +176,7 @@ static void check_roundtrip(struct kunit *test, bool crc, bool markers,
 		memset(s, 0, sizeof(*s));
 		s->begin_err = SW_DDP_TERM_OK;
 		mpa_rx_init(rx, &sink_ops, s, crc, markers, base);
-		err = feed(rx, st->wire, st->len, chunks[i]);
+		err = feed(test, rx, st->wire, st->len, chunks[i]);
 		KUNIT_EXPECT_TRUE_MSG(test, sw_ddp_term_err_ok(err),
 				      "chunk %u", chunks[i]);
 		KUNIT_EXPECT_EQ_MSG(test, s->ended, 8, "chunk %u", chunks[i]);
@@ -208,18 +210,37 @@ static void mpa_rx_markers(struct kunit *test)
 
 static struct sw_ddp_term_err corrupt_and_feed(struct kunit *test,
 					       struct stream *st, u32 at,
-					       u32 chunk)
+					       u32 chunk, u32 *ended)
 {
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+	struct sw_ddp_term_err err;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, rx);
-	st->wire[at] ^= 0x10;
 	s->begin_err = SW_DDP_TERM_OK;
 	mpa_rx_init(rx, &sink_ops, s, st->cfg.crc, st->cfg.markers,
 		    st->cfg.marker_base);
-	return feed(rx, st->wire, st->len, chunk);
+	st->wire[at] ^= 0x10;
+	err = feed(test, rx, st->wire, st->len, chunk);
+	st->wire[at] ^= 0x10;
+	*ended = s->ended;
+	return err;
+}
+
+/*
+ * Flip a bit at @at; fed in pieces of @chunk and all at once, the stream
+ * fails with @want, after the same FPDUs, whichever way they are framed.
+ */
+static void expect_corrupt(struct kunit *test, struct stream *st, u32 at,
+			   u32 chunk, struct sw_ddp_term_err want)
+{
+	u32 ended, ended_whole;
+
+	expect_err(test, corrupt_and_feed(test, st, at, chunk, &ended), want);
+	expect_err(test, corrupt_and_feed(test, st, at, st->len, &ended_whole),
+		   want);
+	KUNIT_EXPECT_EQ(test, ended, ended_whole);
 }
 
 /* RFC 5044 "CRC Calculation": a flipped payload bit is an MPA CRC error */
@@ -227,7 +248,7 @@ static void mpa_rx_bad_crc(struct kunit *test)
 {
 	struct stream *st = stream_make(test, true, false, 0);
 
-	expect_err(test, corrupt_and_feed(test, st, 100, 7), MPA_ERR_CRC);
+	expect_corrupt(test, st, 100, 7, MPA_ERR_CRC);
 }
 
 /* The CRC field itself is checked, not summed. */
@@ -236,7 +257,7 @@ static void mpa_rx_bad_crc_field(struct kunit *test)
 	struct stream *st = stream_make(test, true, false, 0);
 	u32 first_fpdu = mpa_fpdu_len(DDP_UNTAGGED_HDR_LEN);
 
-	expect_err(test, corrupt_and_feed(test, st, first_fpdu - 1, 1), MPA_ERR_CRC);
+	expect_corrupt(test, st, first_fpdu - 1, 1, MPA_ERR_CRC);
 }
 
 /* Without negotiated CRCs the field is not checked. */
@@ -245,7 +266,7 @@ static void mpa_rx_crc_off_ignores_field(struct kunit *test)
 	struct stream *st = stream_make(test, false, false, 0);
 	u32 first_fpdu = mpa_fpdu_len(DDP_UNTAGGED_HDR_LEN);
 
-	expect_err(test, corrupt_and_feed(test, st, first_fpdu - 1, 3), SW_DDP_TERM_OK);
+	expect_corrupt(test, st, first_fpdu - 1, 3, SW_DDP_TERM_OK);
 }
 
 /* RFC 5044 "Marker Format": a wrong FPDUPTR is an MPA marker error */
@@ -254,7 +275,7 @@ static void mpa_rx_bad_marker(struct kunit *test)
 	struct stream *st = stream_make(test, false, true, 0);
 
 	/* Second marker's FPDUPTR (low octet), 512 octets in. */
-	expect_err(test, corrupt_and_feed(test, st, 512 + 3, 5), MPA_ERR_MARKER);
+	expect_corrupt(test, st, 512 + 3, 5, MPA_ERR_MARKER);
 }
 
 /* A marker's RESERVED half is ignored on receive. */
@@ -262,7 +283,7 @@ static void mpa_rx_marker_reserved_ignored(struct kunit *test)
 {
 	struct stream *st = stream_make(test, false, true, 0);
 
-	expect_err(test, corrupt_and_feed(test, st, 512, 5), SW_DDP_TERM_OK);
+	expect_corrupt(test, st, 512, 5, SW_DDP_TERM_OK);
 }
 
 /* RFC 5041 §4: a ULPDU shorter than its DDP header is refused. */
@@ -280,24 +301,31 @@ static void mpa_rx_short_ulpdu(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->begin_err = SW_DDP_TERM_OK;
 	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
-	expect_err(test, feed(&rx, wire, sizeof(wire), 64), DDP_ERR_LOCAL_CATASTROPHIC);
+	expect_err(test, feed(test, &rx, wire, sizeof(wire), 64),
+		   DDP_ERR_LOCAL_CATASTROPHIC);
 	KUNIT_EXPECT_EQ(test, s->begun, 0);
 }
 
 /* An error from the layer above stops delivery, and stays. */
 static void mpa_rx_upper_error_sticks(struct kunit *test)
 {
-	struct stream *st = stream_make(test, true, true, 0);
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	int markers;	/* lead the first FPDU; without, it may go whole */
+	struct stream *st;
 	struct mpa_rx rx;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->begin_err = DDP_ERR_T_INVALID_STAG;
-	mpa_rx_init(&rx, &sink_ops, s, true, true, 0);
-	expect_err(test, feed(&rx, st->wire, st->len, 100), DDP_ERR_T_INVALID_STAG);
-	KUNIT_EXPECT_EQ(test, s->begun, 1);
-	KUNIT_EXPECT_EQ(test, s->ended, 0);
-	KUNIT_EXPECT_EQ(test, s->payload_len, 0);
+	for (markers = 0; markers < 2; markers++) {
+		st = stream_make(test, true, markers, 0);
+		memset(s, 0, sizeof(*s));
+		s->begin_err = DDP_ERR_T_INVALID_STAG;
+		mpa_rx_init(&rx, &sink_ops, s, true, markers, 0);
+		expect_err(test, feed(test, &rx, st->wire, st->len, 100),
+			   DDP_ERR_T_INVALID_STAG);
+		KUNIT_EXPECT_EQ(test, s->begun, 1);
+		KUNIT_EXPECT_EQ(test, s->ended, 0);
+		KUNIT_EXPECT_EQ(test, s->payload_len, 0);
+	}
 }
 
 /* Cut mid-FPDU: the receiver knows it is not at a boundary. */
@@ -305,28 +333,34 @@ static void mpa_rx_truncated(struct kunit *test)
 {
 	struct stream *st = stream_make(test, true, false, 0);
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	static const u32 chunks[] = { 9, STREAM_MAX };
 	struct mpa_rx rx;
+	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->begin_err = SW_DDP_TERM_OK;
-	mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
-	expect_err(test, feed(&rx, st->wire, st->len - 5, 9), SW_DDP_TERM_OK);
-	KUNIT_EXPECT_FALSE(test, mpa_rx_idle(&rx));
-	KUNIT_EXPECT_EQ(test, s->ended, 7);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		s->ended = 0;
+		mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
+		expect_err(test, feed(test, &rx, st->wire, st->len - 5,
+				      chunks[i]), SW_DDP_TERM_OK);
+		KUNIT_EXPECT_FALSE(test, mpa_rx_idle(&rx));
+		KUNIT_EXPECT_EQ(test, s->ended, 7);
+	}
 }
 
 static struct kunit_case mpa_rx_test_cases[] = {
-	KUNIT_CASE(mpa_rx_plain),
-	KUNIT_CASE(mpa_rx_crc),
-	KUNIT_CASE(mpa_rx_markers),
-	KUNIT_CASE(mpa_rx_bad_crc),
-	KUNIT_CASE(mpa_rx_bad_crc_field),
-	KUNIT_CASE(mpa_rx_crc_off_ignores_field),
-	KUNIT_CASE(mpa_rx_bad_marker),
-	KUNIT_CASE(mpa_rx_marker_reserved_ignored),
-	KUNIT_CASE(mpa_rx_short_ulpdu),
-	KUNIT_CASE(mpa_rx_upper_error_sticks),
-	KUNIT_CASE(mpa_rx_truncated),
+	KUNIT_CASE_PARAM(mpa_rx_plain, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_crc, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_markers, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_bad_crc, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_bad_crc_field, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_crc_off_ignores_field, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_bad_marker, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_marker_reserved_ignored, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_short_ulpdu, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_upper_error_sticks, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_truncated, input_gen_params),
 	{}
 };
 

@@ -12,6 +12,7 @@
 #include <linux/highmem.h>
 #include <linux/slab.h>
 
+#include "flat_in.h"
 #include "mpa.h"
 #include "queue_fixture.h"
 #include "rdmap.h"
@@ -40,11 +41,6 @@ struct pipe_end {
 	u32 first_len;			/* and its payload length */
 };
 
-struct flat_in {
-	struct mpa_rx_in in;
-	const u8 *pos;
-};
-
 struct stream_fx {
 	struct ib_pd *pd;
 	struct ib_cq *cq[2];
@@ -54,15 +50,6 @@ struct stream_fx {
 
 /* Cases run one at a time; the suite's init and exit share this. */
 static struct stream_fx *the_sf;
-
-static int flat_read(struct mpa_rx_in *in, void *dst, u32 len)
-{
-	struct flat_in *f = container_of(in, struct flat_in, in);
-
-	memcpy(dst, f->pos, len);
-	f->pos += len;
-	return 0;
-}
 
 static u32 pipe_max_segment(struct sw_ddp_llp *llp)
 {
@@ -75,7 +62,7 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			     unsigned int nr_bv, u32 len, unsigned int flags)
 {
 	struct pipe_end *e = container_of(llp, struct pipe_end, llp);
-	struct flat_in f = { .in.read = flat_read, .pos = e->wire };
+	struct flat_in f;
 	u32 i, n = 0;
 	int wire_len;
 
@@ -101,7 +88,7 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		e->kept = n - e->cut;
 		n = e->cut;
 	}
-	f.in.avail = n;
+	flat_in_init(&f, e->wire, n, true);
 	mpa_rx_feed(&e->peer->rx, &f.in);
 	return 0;
 }
@@ -109,11 +96,9 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 /* The rest of a segment cut short by pipe_send_segment(), now. */
 static void pipe_deliver_kept(struct pipe_end *e)
 {
-	struct flat_in f = {
-		.in = { .read = flat_read, .avail = e->kept },
-		.pos = e->wire + e->cut,
-	};
+	struct flat_in f;
 
+	flat_in_init(&f, e->wire + e->cut, e->kept, true);
 	e->kept = 0;
 	mpa_rx_feed(&e->peer->rx, &f.in);
 }

@@ -5,7 +5,8 @@
  * (head, page fragments, and a frag_list its cursor cannot map) are read
  * from every start offset in pieces of awkward sizes; what comes out must
  * be the octets that went in, in order, with the piece that runs past the
- * end refused.
+ * end refused.  The same walks through mapped() and skip() must see the
+ * same octets in place, and every one of head and fragments mapped.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -51,15 +52,53 @@ static void read_all(struct kunit *test, const struct sk_buff *skb,
 	kunit_kfree(test, out);
 }
 
+/*
+ * Walk [off, len) as mpa_rx frames whole FPDUs: at most @step octets at
+ * a time where mapped() shows them, skip()ped; read where it shows none,
+ * which it may only do outside the head and page fragments (@frags_end).
+ */
+static void walk_mapped(struct kunit *test, const struct sk_buff *skb,
+			const u8 *data, u32 len, u32 frags_end, u32 off,
+			u32 step)
+{
+	u8 *out = kunit_kmalloc(test, DATA_LEN, GFP_KERNEL);
+	struct sw_ddp_tcp_skb_in in;
+	const u8 *p;
+	u32 pos, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	sw_ddp_tcp_skb_in_init(&in, skb, off, len - off);
+	for (pos = off; pos < len; pos += n) {
+		n = in.in.mapped(&in.in, &p);
+		KUNIT_ASSERT_LE(test, n, in.in.avail);
+		if (n) {
+			n = min(n, step);
+			KUNIT_EXPECT_MEMEQ(test, p, data + pos, n);
+			in.in.skip(&in.in, n);
+		} else {
+			KUNIT_ASSERT_GE(test, pos, frags_end);
+			n = min(step, len - pos);
+			KUNIT_ASSERT_EQ(test, in.in.read(&in.in, out, n), 0);
+			KUNIT_EXPECT_MEMEQ(test, out, data + pos, n);
+		}
+		in.in.avail -= n;
+	}
+	KUNIT_EXPECT_EQ(test, in.in.mapped(&in.in, &p), 0);
+	kunit_kfree(test, out);
+}
+
 static void read_every_way(struct kunit *test, const struct sk_buff *skb,
-			   const u8 *data, u32 len)
+			   const u8 *data, u32 len, u32 frags_end)
 {
 	static const u32 steps[] = { 1, 2, 3, 4, 5, 14, 64, 333, DATA_LEN };
 	u32 off, i;
 
 	for (i = 0; i < ARRAY_SIZE(steps); i++)
-		for (off = 0; off < len; off += 37)
+		for (off = 0; off < len; off += 37) {
 			read_all(test, skb, data, len, off, steps[i]);
+			walk_mapped(test, skb, data, len, frags_end, off,
+				    steps[i]);
+		}
 }
 
 /* Head and fragments of several sizes, from a tiny one up */
@@ -79,7 +118,7 @@ static void tcp_skb_read_frags(struct kunit *test)
 		skb = fx_skb(data, len, min(layouts[i][0], len),
 			     layouts[i][1]);
 		KUNIT_ASSERT_NOT_NULL(test, skb);
-		read_every_way(test, skb, data, len);
+		read_every_way(test, skb, data, len, len);
 		kfree_skb(skb);
 	}
 }
@@ -100,7 +139,7 @@ static void tcp_skb_read_frag_list(struct kunit *test)
 	skb->len += next->len;
 	skb->data_len += next->len;
 	skb->truesize += next->truesize;
-	read_every_way(test, skb, data, DATA_LEN);
+	read_every_way(test, skb, data, DATA_LEN, 300);
 }
 
 static struct kunit_case tcp_skb_test_cases[] = {

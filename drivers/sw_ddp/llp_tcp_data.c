@@ -91,6 +91,26 @@ static int tcp_skb_read(struct mpa_rx_in *in, void *dst, u32 len)
 	return err;
 }
 
+/* The octets from the cursor to the end of its piece, if mapped. */
+static u32 tcp_skb_mapped(struct mpa_rx_in *in, const u8 **p)
+{
+	struct sw_ddp_tcp_skb_in *s;
+
+	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
+	if (s->off >= s->cur_end || !s->cur) {
+		tcp_skb_seek(s);
+		if (!s->cur)
+			return 0;
+	}
+	*p = s->cur + (s->off - s->cur_start);
+	return min(s->cur_end - s->off, in->avail);
+}
+
+static void tcp_skb_skip(struct mpa_rx_in *in, u32 len)
+{
+	container_of(in, struct sw_ddp_tcp_skb_in, in)->off += len;
+}
+
 /**
  * sw_ddp_tcp_skb_in_init() - mpa_rx input over part of an skb
  * @s: the input, its cursor at the linear part
@@ -103,6 +123,8 @@ void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
 			    size_t len)
 {
 	s->in.read = tcp_skb_read;
+	s->in.mapped = tcp_skb_mapped;
+	s->in.skip = tcp_skb_skip;
 	s->in.avail = len;
 	s->skb = skb;
 	s->off = off;

@@ -58,9 +58,16 @@ struct sw_ddp_term_err mpa_rr_validate(const u8 *frame, u32 len, bool reply,
 /*
  * Receive framing (mpa_rx.c).  The LLP hands arriving stream octets over
  * as a struct mpa_rx_in: read() copies the next octets and advances.
+ * An input whose octets lie in memory may also offer mapped() and
+ * skip(): mapped() points at the next octets and says how many follow
+ * there in one piece (up to @avail, 0 for none), skip() advances past
+ * octets so seen.  An FPDU wholly inside one piece is then framed where
+ * it lies, without reads.
  */
 struct mpa_rx_in {
 	int (*read)(struct mpa_rx_in *in, void *dst, u32 len);
+	u32 (*mapped)(struct mpa_rx_in *in, const u8 **p);
+	void (*skip)(struct mpa_rx_in *in, u32 len);
 	u32 avail;
 };
 
@@ -79,6 +86,8 @@ struct mpa_rx {
 	const struct sw_ddp_rx_ops *ops;
 	void *upper;
 	struct sw_ddp_rx_src src;	/* what the layer above pulls from */
+	struct sw_ddp_rx_src whole_src;	/* the same, for a mapped FPDU */
+	const u8 *whole;		/* its payload, during payload() */
 	struct mpa_rx_in *in;		/* during mpa_rx_feed() only */
 
 	bool crc;

@@ -8,7 +8,9 @@
  * payload is pulled by the layer above directly into its target memory,
  * markers are checked and skipped wherever they fall, and the CRC runs
  * over everything as it goes by.  The same walk as mpa_fpdu_validate(),
- * but resumable at any octet.
+ * but resumable at any octet.  An FPDU that arrives whole in one mapped
+ * piece, the common case, is framed where it lies instead
+ * (mpa_rx_whole()).
  */
 #include <linux/crc32c.h>
 #include <linux/module.h>
@@ -49,6 +51,19 @@ static int mpa_rx_src_copy(struct sw_ddp_rx_src *src, void *dst,
 		return -EINVAL;
 	rx->pulled += len;
 	return mpa_rx_read(rx, dst, len, true);
+}
+
+/* whole_src.copy: payload of an FPDU framed where it lies */
+static int mpa_rx_src_whole(struct sw_ddp_rx_src *src, void *dst,
+			    unsigned int len)
+{
+	struct mpa_rx *rx = container_of(src, struct mpa_rx, whole_src);
+
+	if (len > rx->pulled_max - rx->pulled)
+		return -EINVAL;
+	memcpy(dst, rx->whole + rx->pulled, len);
+	rx->pulled += len;
+	return 0;
 }
 
 /* Octets until the next marker position, or U32_MAX without markers. */
@@ -221,6 +236,66 @@ static void mpa_rx_step(struct mpa_rx *rx)
 	}
 }
 
+/*
+ * An FPDU that starts here and lies wholly in the input's current mapped
+ * piece, with no marker inside it, is framed in place: the same upcalls
+ * and checks as octet by octet, in the same order, without gathering its
+ * header or trailer.  This is the common case (an FPDU per TCP segment,
+ * in the skb's linear part or one page fragment).  False, having
+ * consumed nothing, for anything else, the malformed included: the
+ * step-by-step path then frames it, and reports what is wrong.
+ */
+static bool mpa_rx_whole(struct mpa_rx *rx)
+{
+	struct mpa_rx_in *in = rx->in;
+	u32 n, hdr_len, wire;
+	u16 ulpdu_len;
+	const u8 *p;
+	__le32 crc;
+
+	n = in->mapped(in, &p);
+	if (n < MPA_RX_CTRL_END)
+		return false;
+	ulpdu_len = p[0] << 8 | p[1];	/* ULPDU_Length, big-endian */
+	wire = mpa_fpdu_len(ulpdu_len);
+	/* a marker at the next octet, or inside, is not "no marker" */
+	if (wire > n || wire > mpa_rx_to_marker(rx))
+		return false;
+	hdr_len = rx->ops->hdr_len(rx->upper, p + MPA_ULPDU_LEN_SIZE);
+	if (hdr_len > MPA_RX_HDR_MAX || hdr_len < MPA_RX_CTRL_END - 2 ||
+	    hdr_len > ulpdu_len)
+		return false;
+
+	rx->ulpdu_len = ulpdu_len;
+	rx->left = ulpdu_len - hdr_len;
+	rx->err = rx->ops->begin(rx->upper, p + MPA_ULPDU_LEN_SIZE, hdr_len,
+				 rx->left);
+	if (!mpa_rx_failed(rx) && rx->left) {
+		rx->whole = p + MPA_ULPDU_LEN_SIZE + hdr_len;
+		rx->pulled = 0;
+		rx->pulled_max = rx->left;
+		rx->err = rx->ops->payload(rx->upper, &rx->whole_src, rx->left);
+		if (!mpa_rx_failed(rx) && rx->pulled != rx->left)
+			rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		rx->whole = NULL;
+	}
+	if (mpa_rx_failed(rx))
+		return true;
+	/* RFC 5044 "CRC Calculation": all but the CRC field, if negotiated */
+	memcpy(&crc, p + wire - MPA_CRC_SIZE, sizeof(crc));
+	if (rx->crc &&
+	    le32_to_cpu(crc) != ~crc32c(~0U, p, wire - MPA_CRC_SIZE)) {
+		rx->err = MPA_ERR_CRC;
+		return true;
+	}
+	rx->err = rx->ops->end(rx->upper);
+	in->skip(in, wire);
+	in->avail -= wire;
+	rx->seq += wire;
+	rx->left = 0;
+	return true;
+}
+
 /**
  * mpa_rx_init() - set up the receive side of an MPA stream
  * @rx: state to initialise
@@ -242,6 +317,7 @@ void mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
 	rx->marker_base = seq;
 	rx->seq = seq;
 	rx->src.copy = mpa_rx_src_copy;
+	rx->whole_src.copy = mpa_rx_src_whole;
 	rx->err = SW_DDP_TERM_OK;
 	mpa_rx_start_fpdu(rx);
 }
@@ -258,8 +334,12 @@ EXPORT_SYMBOL_IF_KUNIT(mpa_rx_init);
 struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 {
 	rx->in = in;
-	while (in->avail && !mpa_rx_failed(rx))
+	while (in->avail && !mpa_rx_failed(rx)) {
+		if (in->mapped && rx->state == MPA_RX_HDR && !rx->fpdu_off &&
+		    mpa_rx_whole(rx))
+			continue;
 		mpa_rx_step(rx);
+	}
 	rx->in = NULL;
 	return rx->err;
 }
