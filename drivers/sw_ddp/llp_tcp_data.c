@@ -64,21 +64,32 @@ static void tcp_skb_seek(struct sw_ddp_tcp_skb_in *s)
 	}
 }
 
+/*
+ * The octets from s->off to the end of its piece, the cursor moved there
+ * first; 0 if that piece is not mapped.
+ */
+static u32 tcp_skb_here(struct sw_ddp_tcp_skb_in *s, const u8 **p)
+{
+	if (s->off >= s->cur_end || !s->cur) {
+		tcp_skb_seek(s);
+		if (!s->cur)
+			return 0;
+	}
+	*p = s->cur + (s->off - s->cur_start);
+	return s->cur_end - s->off;
+}
+
 static int tcp_skb_read(struct mpa_rx_in *in, void *dst, u32 len)
 {
 	struct sw_ddp_tcp_skb_in *s;
+	const u8 *p;
 	u32 n;
 	int err;
 
 	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
-	while (len) {
-		if (s->off >= s->cur_end || !s->cur) {
-			tcp_skb_seek(s);
-			if (!s->cur)
-				break;
-		}
-		n = min(len, s->cur_end - s->off);
-		memcpy(dst, s->cur + (s->off - s->cur_start), n);
+	while (len && (n = tcp_skb_here(s, &p))) {
+		n = min(len, n);
+		memcpy(dst, p, n);
 		s->off += n;
 		dst += n;
 		len -= n;
@@ -91,19 +102,10 @@ static int tcp_skb_read(struct mpa_rx_in *in, void *dst, u32 len)
 	return err;
 }
 
-/* The octets from the cursor to the end of its piece, if mapped. */
 static u32 tcp_skb_mapped(struct mpa_rx_in *in, const u8 **p)
 {
-	struct sw_ddp_tcp_skb_in *s;
-
-	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
-	if (s->off >= s->cur_end || !s->cur) {
-		tcp_skb_seek(s);
-		if (!s->cur)
-			return 0;
-	}
-	*p = s->cur + (s->off - s->cur_start);
-	return min(s->cur_end - s->off, in->avail);
+	return min(tcp_skb_here(container_of(in, struct sw_ddp_tcp_skb_in, in),
+				p), in->avail);
 }
 
 static void tcp_skb_skip(struct mpa_rx_in *in, u32 len)

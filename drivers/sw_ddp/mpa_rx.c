@@ -121,6 +121,20 @@ static void mpa_rx_begin(struct mpa_rx *rx)
 }
 
 /*
+ * The header length the layer above asked for: within what we gather,
+ * and within the ULPDU.
+ */
+static struct sw_ddp_term_err mpa_rx_hdr_len_check(u32 hdr_len, u16 ulpdu_len)
+{
+	if (hdr_len > MPA_RX_HDR_MAX || hdr_len < MPA_RX_CTRL_END - 2)
+		return MPA_ERR_LOCAL_CATASTROPHIC;
+	/* RFC 5041 §4: a DDP segment is at least its header */
+	if (hdr_len > ulpdu_len)
+		return DDP_ERR_LOCAL_CATASTROPHIC;
+	return SW_DDP_TERM_OK;
+}
+
+/*
  * The first four octets tell the FPDU's ULPDU_Length and, from the DDP
  * and RDMAP control octets, how much header follows.
  */
@@ -130,16 +144,9 @@ static void mpa_rx_size_hdr(struct mpa_rx *rx)
 
 	rx->ulpdu_len = mpa_fpdu_ulpdu_len((struct mpa_fpdu_hdr *)rx->hdr);
 	hdr_len = rx->ops->hdr_len(rx->upper, rx->hdr + MPA_ULPDU_LEN_SIZE);
-	if (hdr_len > MPA_RX_HDR_MAX || hdr_len < MPA_RX_CTRL_END - 2) {
-		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
-		return;
-	}
-	/* RFC 5041 §4: a DDP segment is at least its header */
-	if (hdr_len > rx->ulpdu_len) {
-		rx->err = DDP_ERR_LOCAL_CATASTROPHIC;
-		return;
-	}
-	rx->need = MPA_ULPDU_LEN_SIZE + hdr_len;
+	rx->err = mpa_rx_hdr_len_check(hdr_len, rx->ulpdu_len);
+	if (!mpa_rx_failed(rx))
+		rx->need = MPA_ULPDU_LEN_SIZE + hdr_len;
 }
 
 static void mpa_rx_hdr(struct mpa_rx *rx, u32 n)
@@ -248,7 +255,7 @@ static void mpa_rx_step(struct mpa_rx *rx)
 static bool mpa_rx_whole(struct mpa_rx *rx)
 {
 	struct mpa_rx_in *in = rx->in;
-	u32 n, hdr_len, wire;
+	u32 n, hdr_len, left, wire;
 	u16 ulpdu_len;
 	const u8 *p;
 	__le32 crc;
@@ -256,26 +263,24 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 	n = in->mapped(in, &p);
 	if (n < MPA_RX_CTRL_END)
 		return false;
-	ulpdu_len = p[0] << 8 | p[1];	/* ULPDU_Length, big-endian */
+	ulpdu_len = mpa_fpdu_ulpdu_len((const struct mpa_fpdu_hdr *)p);
 	wire = mpa_fpdu_len(ulpdu_len);
 	/* a marker at the next octet, or inside, is not "no marker" */
 	if (wire > n || wire > mpa_rx_to_marker(rx))
 		return false;
 	hdr_len = rx->ops->hdr_len(rx->upper, p + MPA_ULPDU_LEN_SIZE);
-	if (hdr_len > MPA_RX_HDR_MAX || hdr_len < MPA_RX_CTRL_END - 2 ||
-	    hdr_len > ulpdu_len)
+	if (!sw_ddp_term_err_ok(mpa_rx_hdr_len_check(hdr_len, ulpdu_len)))
 		return false;
 
-	rx->ulpdu_len = ulpdu_len;
-	rx->left = ulpdu_len - hdr_len;
+	left = ulpdu_len - hdr_len;
 	rx->err = rx->ops->begin(rx->upper, p + MPA_ULPDU_LEN_SIZE, hdr_len,
-				 rx->left);
-	if (!mpa_rx_failed(rx) && rx->left) {
+				 left);
+	if (!mpa_rx_failed(rx) && left) {
 		rx->whole = p + MPA_ULPDU_LEN_SIZE + hdr_len;
 		rx->pulled = 0;
-		rx->pulled_max = rx->left;
-		rx->err = rx->ops->payload(rx->upper, &rx->whole_src, rx->left);
-		if (!mpa_rx_failed(rx) && rx->pulled != rx->left)
+		rx->pulled_max = left;
+		rx->err = rx->ops->payload(rx->upper, &rx->whole_src, left);
+		if (!mpa_rx_failed(rx) && rx->pulled != left)
 			rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
 		rx->whole = NULL;
 	}
@@ -292,7 +297,6 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 	in->skip(in, wire);
 	in->avail -= wire;
 	rx->seq += wire;
-	rx->left = 0;
 	return true;
 }
 
@@ -335,8 +339,7 @@ struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 {
 	rx->in = in;
 	while (in->avail && !mpa_rx_failed(rx)) {
-		if (in->mapped && rx->state == MPA_RX_HDR && !rx->fpdu_off &&
-		    mpa_rx_whole(rx))
+		if (in->mapped && mpa_rx_idle(rx) && mpa_rx_whole(rx))
 			continue;
 		mpa_rx_step(rx);
 	}
@@ -345,7 +348,11 @@ struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 }
 EXPORT_SYMBOL_IF_KUNIT(mpa_rx_feed);
 
-/* An FPDU cut short by the end of the stream (RFC 5044 "Connection lost") */
+/*
+ * At an FPDU boundary, nothing of the next one read: where an FPDU may be
+ * framed whole, and, at the end of the stream, none was cut short
+ * (RFC 5044 "Connection lost").
+ */
 bool mpa_rx_idle(const struct mpa_rx *rx)
 {
 	return rx->state == MPA_RX_HDR && !rx->fpdu_off;
