@@ -297,6 +297,24 @@ static int sq_retire_locked(struct sw_ddp_qp *qp, bool *notify)
 }
 
 /*
+ * Nothing at next, looked at without the lock, so that the engine's last
+ * look of each run, after its last SQE, costs no lock round trip.  A slot
+ * becomes valid with its SQE in place (sqe_publish(), or libsiw) before
+ * the doorbell or kick that runs the engine again, so an SQE posted after
+ * this look is taken by that run, as after a look under the lock.  A
+ * valid slot, even a taken one (a full ring), goes to sq_take_locked()
+ * for the exact answer.  next moves under the lock (takes, a flush): a
+ * stale one sends us to the lock, or finds an idle slot of a queue that
+ * a flush is emptying.
+ */
+static bool sq_idle(struct sw_ddp_sq *sq)
+{
+	u32 next = READ_ONCE(sq->next);
+
+	return !(READ_ONCE(sq_slot(sq, next)->flags) & SIW_WQE_VALID);
+}
+
+/*
  * Take the SQE at next: copy it, then check the copy.  -ENOENT if none is
  * posted; -EINVAL if it is malformed, when it is taken and done with
  * IB_WC_LOC_QP_OP_ERR.
@@ -321,7 +339,8 @@ static int sq_take_locked(struct sw_ddp_qp *qp, u32 *seq)
 	t->bytes = 0;
 	t->status = IB_WC_SUCCESS;
 	t->done = false;
-	*seq = sq->next++;
+	*seq = sq->next;
+	WRITE_ONCE(sq->next, *seq + 1);	/* sq_idle() reads it unlocked */
 
 	if (sqe_check(&t->sqe, qp->user)) {
 		t->status = IB_WC_LOC_QP_OP_ERR;
@@ -497,6 +516,8 @@ int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 	unsigned long flags;
 	int err;
 
+	if (sq_idle(&qp->sq))
+		return -ENOENT;
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	err = sq_take_locked(qp, seq);
 	if (!err)
