@@ -466,7 +466,7 @@ static void assoc_stop_senders(struct sw_ddp_sctp_assoc *a)
 	struct sw_ddp_sctp_session *s;
 	unsigned long idx;
 
-	xa_for_each(&a->sess, idx, s) {
+	sctp_for_each_sess(a, idx, s) {
 		mutex_lock(&s->tx_mutex);
 		s->tx_dead = true;
 		mutex_unlock(&s->tx_mutex);
@@ -506,7 +506,7 @@ static void assoc_down(struct sw_ddp_sctp_assoc *a, int status, bool abortive)
 	assoc_release_sock(a, abortive);
 	list_for_each_entry_safe(s, tmp, &a->waiting, wait)
 		sctp_sess_assoc_down(s, status);
-	xa_for_each(&a->sess, idx, s)
+	sctp_for_each_sess(a, idx, s)
 		sctp_sess_assoc_down(s, status);
 }
 
@@ -779,7 +779,7 @@ static void assoc_run_sessions(struct sw_ddp_sctp_assoc *a)
 	unsigned long idx;
 
 	WRITE_ONCE(a->ctrl_waiting, false);
-	xa_for_each(&a->sess, idx, s)
+	sctp_for_each_sess(a, idx, s)
 		sctp_sess_run(s);
 }
 

@@ -127,7 +127,7 @@ struct sw_ddp_sctp_assoc {
 	struct sockaddr_storage laddr, raddr;
 	u16 nstreams;			/* §8: min(in, out) after COMM_UP */
 
-	struct xarray sess;		/* stream id -> session */
+	struct xarray sess;		/* stream id -> session, marked */
 	u32 next_sid;			/* cyclic allocation */
 	struct list_head waiting;	/* active sessions before COMM_UP */
 
@@ -154,6 +154,17 @@ struct sw_ddp_sctp_assoc {
 
 	u8 *rxbuf;			/* a whole message, or a segment's head */
 };
+
+/*
+ * Every session in a->sess carries SCTP_SESS_MARK, for the walks over
+ * them: xa_for_each() looks at each empty slot of a node in turn (some
+ * 600 instructions for one session, each time the association's work
+ * runs), a marked walk finds the next one with a bit search.  XA_MARK_0
+ * is the allocator's free mark.
+ */
+#define SCTP_SESS_MARK	XA_MARK_1
+#define sctp_for_each_sess(a, idx, s) \
+	xa_for_each_marked(&(a)->sess, idx, s, SCTP_SESS_MARK)
 
 struct sw_ddp_sctp_listener {
 	struct kref ref;

@@ -594,6 +594,7 @@ sess_new_passive(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
 		sw_ddp_sctp_put(s);
 		return NULL;
 	}
+	xa_set_mark(&a->sess, sid, SCTP_SESS_MARK);
 	return s;
 }
 
@@ -670,6 +671,7 @@ static int sess_take_sid(struct sw_ddp_sctp_session *s)
 			      &a->next_sid, GFP_KERNEL);
 	if (err < 0)
 		return err;
+	xa_set_mark(&a->sess, id, SCTP_SESS_MARK);
 	s->sid = id;
 	s->has_sid = true;
 	s->state = SW_DDP_SCTP_INITIATED;
