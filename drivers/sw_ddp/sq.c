@@ -17,8 +17,9 @@
  * complete, and free their slots, in posting order, as the verbs require.
  *
  * Locking: sq->lock (IRQ-safe) covers the ring cursors and the taken
- * copies; CQEs are added under it (cq->lock nests inside), and completion
- * handlers are called after it is dropped.
+ * copies (next is also read without it, by sq_idle()); CQEs are added
+ * under it (cq->lock nests inside), and completion handlers are called
+ * after it is dropped.
  */
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -591,8 +592,7 @@ bool sw_ddp_sq_pending(struct sw_ddp_qp *qp)
 
 	spin_lock_irqsave(&sq->lock, flags);
 	pending = sq->next - sq->get < sq->num &&
-		  (qp->user || sq->next != sq->put) &&
-		  (READ_ONCE(sq_slot(sq, sq->next)->flags) & SIW_WQE_VALID);
+		  (qp->user || sq->next != sq->put) && !sq_idle(sq);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	return pending;
 }
