@@ -30,11 +30,16 @@ enum sw_ddp_qp_state {
 	SW_DDP_QPS_ERROR,
 };
 
-/* An SQE the engine has taken: the kernel's own copy, and how it ended. */
+/*
+ * An SQE the engine has taken: what its completion needs, from the copy
+ * that was checked (the engine holds the rest), and how it ended.
+ */
 struct sw_ddp_swqe {
-	struct siw_sqe sqe;
+	u64 id;
 	u32 bytes;
 	enum ib_wc_status status;
+	u16 flags;
+	u8 opcode;
 	bool done;
 };
 

@@ -277,21 +277,22 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 				   status != IB_WC_GENERAL_ERR);
 }
 
-/* The next SQE to send, the held one first; false if none may go now. */
-static bool rdmap_tx_next_sqe(struct sw_ddp_stream *s, struct siw_sqe *sqe,
-			      u32 *seq)
+/*
+ * The next SQE to send, the held one first; NULL if none may go now.  It
+ * stays in held, which only the engine, that is we, uses: good until our
+ * next look at the SQ.
+ */
+static const struct siw_sqe *rdmap_tx_next_sqe(struct sw_ddp_stream *s)
 {
 	if (!s->holding) {
 		if (sw_ddp_sq_next(s->qp, &s->held, &s->held_seq))
-			return false;
+			return NULL;
 		s->holding = true;
 	}
 	if (rdmap_tx_must_wait(s, &s->held))
-		return false;
-	*sqe = s->held;
-	*seq = s->held_seq;
+		return NULL;
 	s->holding = false;
-	return true;
+	return &s->held;
 }
 
 static bool rdmap_tx_failed_locked(struct sw_ddp_stream *s)
@@ -337,8 +338,7 @@ static void rdmap_tx_wind_up(struct sw_ddp_stream *s)
 /* Everything the engine may do now, then, after an error, the wind-up. */
 static void rdmap_tx_run(struct sw_ddp_stream *s)
 {
-	struct siw_sqe sqe;
-	u32 seq;
+	const struct siw_sqe *sqe;
 
 	while (!rdmap_tx_failed(s)) {
 		/* A deep send queue must not hold the CPU (no preemption). */
@@ -351,9 +351,10 @@ static void rdmap_tx_run(struct sw_ddp_stream *s)
 			continue;
 		if (unlikely(rdmap_rtr_awaited(s)))
 			return;
-		if (!rdmap_tx_next_sqe(s, &sqe, &seq))
+		sqe = rdmap_tx_next_sqe(s);
+		if (!sqe)
 			return;
-		rdmap_tx_sqe(s, &sqe, seq);
+		rdmap_tx_sqe(s, sqe, s->held_seq);
 	}
 	rdmap_tx_wind_up(s);
 }

@@ -17,7 +17,7 @@
  * complete, and free their slots, in posting order, as the verbs require.
  *
  * Locking: sq->lock (IRQ-safe) covers the ring cursors and the taken
- * copies (next is also read without it, by sq_idle()); CQEs are added
+ * records (next is also read without it, by sq_idle()); CQEs are added
  * under it (cq->lock nests inside), and completion handlers are called
  * after it is dropped.
  */
@@ -250,14 +250,14 @@ static void sqe_publish(struct siw_sqe *slot, const struct siw_sqe *sqe)
 	smp_store_release(&slot->flags, flags);
 }
 
-static void sq_flush_wc(struct sw_ddp_qp *qp, const struct siw_sqe *sqe,
+static void sq_flush_wc(struct sw_ddp_qp *qp, u64 id, u8 opcode,
 			struct sw_ddp_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = sqe->id;
+	wc->wr_id = id;
 	wc->qp = &qp->base;
 	/* A hostile opcode must not reach libsiw's opcode table. */
-	wc->opcode = sqe->opcode < SIW_NUM_OPCODES ? sqe->opcode : SIW_OP_SEND;
+	wc->opcode = opcode < SIW_NUM_OPCODES ? opcode : SIW_OP_SEND;
 	wc->status = IB_WC_WR_FLUSH_ERR;
 }
 
@@ -286,8 +286,8 @@ static int sq_retire_locked(struct sw_ddp_qp *qp, bool *notify)
 		smp_store_mb(sq_slot(sq, sq->get)->flags, 0);
 		sq->get++;
 		if (t->status != IB_WC_SUCCESS ||
-		    (t->sqe.flags & SIW_WQE_SIGNALLED)) {
-			sq_flush_wc(qp, &t->sqe, &wc);
+		    (t->flags & SIW_WQE_SIGNALLED)) {
+			sq_flush_wc(qp, t->id, t->opcode, &wc);
 			wc.status = t->status;
 			wc.bytes = t->bytes;
 			if (sw_ddp_cq_add(qp_scq(qp), &wc, notify))
@@ -316,11 +316,13 @@ static bool sq_idle(struct sw_ddp_sq *sq)
 }
 
 /*
- * Take the SQE at next: copy it, then check the copy.  -ENOENT if none is
+ * Take the SQE at next: copy it into @sqe, then check the copy; its
+ * taken record keeps what its completion needs.  -ENOENT if none is
  * posted; -EINVAL if it is malformed, when it is taken and done with
  * IB_WC_LOC_QP_OP_ERR.
  */
-static int sq_take_locked(struct sw_ddp_qp *qp, u32 *seq)
+static int sq_take_locked(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
+			  u32 *seq)
 {
 	struct sw_ddp_sq *sq = &qp->sq;
 	struct siw_sqe *slot = sq_slot(sq, sq->next);
@@ -335,21 +337,24 @@ static int sq_take_locked(struct sw_ddp_qp *qp, u32 *seq)
 	if (!(flags & SIW_WQE_VALID))
 		return -ENOENT;
 
-	memcpy(&t->sqe, slot, sizeof(t->sqe));
-	t->sqe.flags = flags;
+	memcpy(sqe, slot, sizeof(*sqe));
+	sqe->flags = flags;
+	t->id = sqe->id;
+	t->flags = flags;
+	t->opcode = sqe->opcode;
 	t->bytes = 0;
 	t->status = IB_WC_SUCCESS;
 	t->done = false;
 	*seq = sq->next;
 	WRITE_ONCE(sq->next, *seq + 1);	/* sq_idle() reads it unlocked */
 
-	if (sqe_check(&t->sqe, qp->user)) {
+	if (sqe_check(sqe, qp->user)) {
 		t->status = IB_WC_LOC_QP_OP_ERR;
 		t->done = true;
 		return -EINVAL;
 	}
-	if (t->sqe.flags & SIW_WQE_INLINE)
-		t->sqe.num_sge = 1;
+	if (sqe->flags & SIW_WQE_INLINE)
+		sqe->num_sge = 1;
 	return 0;
 }
 
@@ -361,6 +366,7 @@ static int sq_take_locked(struct sw_ddp_qp *qp, u32 *seq)
 static void sq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
 {
 	struct sw_ddp_sq *sq = &qp->sq;
+	struct siw_sqe sqe;
 	u32 idx, seq, n;
 
 	for (idx = sq->get; idx != sq->next; idx++) {
@@ -374,7 +380,7 @@ static void sq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
 	sq_retire_locked(qp, notify);
 
 	for (n = 0; n < sq->num; n++) {
-		if (sq_take_locked(qp, &seq) == -ENOENT)
+		if (sq_take_locked(qp, &sqe, &seq) == -ENOENT)
 			break;
 		sq_taken(sq, seq)->status = IB_WC_WR_FLUSH_ERR;
 		sq_taken(sq, seq)->done = true;
@@ -428,7 +434,7 @@ static int sq_post_flush_locked(struct sw_ddp_qp *qp,
 		err = sqe_from_wr(&sqe, *wr, qp->sig_all);
 		if (err)
 			return err;
-		sq_flush_wc(qp, &sqe, &wc);
+		sq_flush_wc(qp, sqe.id, sqe.opcode, &wc);
 		sw_ddp_cq_add(qp_scq(qp), &wc, notify);
 	}
 	return 0;
@@ -501,7 +507,8 @@ int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * sw_ddp_sq_next() - take the next SQE to transmit
  * @qp: the QP
  * @sqe: the SQE, checked, copied out of the ring; inline data is in
- *	@sqe->sge[1] on, @sqe->sge[0].length bytes of it
+ *	@sqe->sge[1] on, @sqe->sge[0].length bytes of it.  Not to be used
+ *	after an error.
  * @seq: its sequence number, for sw_ddp_sq_complete()
  *
  * Any context.  SQEs are taken in posting order; a taken SQE keeps its
@@ -520,10 +527,8 @@ int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 	if (sq_idle(&qp->sq))
 		return -ENOENT;
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	err = sq_take_locked(qp, seq);
-	if (!err)
-		*sqe = sq_taken(&qp->sq, *seq)->sqe;
-	else if (err == -EINVAL)
+	err = sq_take_locked(qp, sqe, seq);
+	if (err == -EINVAL)
 		sq_retire_locked(qp, &notify);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 

@@ -92,7 +92,8 @@ struct sw_ddp_stream {
 	struct bio_vec *bv;		/* payload of one segment */
 	unsigned int max_bv;
 	struct page *inline_page;	/* inline data of the current SQE */
-	struct siw_sqe held;		/* waiting for an ORD slot or fence */
+	/* The engine's SQE: being sent, or (holding) waiting for ORD/fence */
+	struct siw_sqe held;
 	u32 held_seq;
 	bool holding;
 	enum sw_ddp_rtr rtr_send;	/* RFC 6581: ours to send first */
