@@ -278,21 +278,21 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 }
 
 /*
- * The next SQE to send, the held one first; NULL if none may go now.  It
- * stays in held, which only the engine, that is we, uses: good until our
- * next look at the SQ.
+ * Is there an SQE to send now, the held one first?  It is sent from
+ * held, which only the engine, that is we, uses: good until our next
+ * look at the SQ.
  */
-static const struct siw_sqe *rdmap_tx_next_sqe(struct sw_ddp_stream *s)
+static bool rdmap_tx_next_sqe(struct sw_ddp_stream *s)
 {
 	if (!s->holding) {
 		if (sw_ddp_sq_next(s->qp, &s->held, &s->held_seq))
-			return NULL;
+			return false;
 		s->holding = true;
 	}
 	if (rdmap_tx_must_wait(s, &s->held))
-		return NULL;
+		return false;
 	s->holding = false;
-	return &s->held;
+	return true;
 }
 
 static bool rdmap_tx_failed_locked(struct sw_ddp_stream *s)
@@ -338,8 +338,6 @@ static void rdmap_tx_wind_up(struct sw_ddp_stream *s)
 /* Everything the engine may do now, then, after an error, the wind-up. */
 static void rdmap_tx_run(struct sw_ddp_stream *s)
 {
-	const struct siw_sqe *sqe;
-
 	while (!rdmap_tx_failed(s)) {
 		/* A deep send queue must not hold the CPU (no preemption). */
 		cond_resched();
@@ -351,10 +349,9 @@ static void rdmap_tx_run(struct sw_ddp_stream *s)
 			continue;
 		if (unlikely(rdmap_rtr_awaited(s)))
 			return;
-		sqe = rdmap_tx_next_sqe(s);
-		if (!sqe)
+		if (!rdmap_tx_next_sqe(s))
 			return;
-		rdmap_tx_sqe(s, sqe, s->held_seq);
+		rdmap_tx_sqe(s, &s->held, s->held_seq);
 	}
 	rdmap_tx_wind_up(s);
 }
