@@ -16,7 +16,6 @@
 #include <linux/in6.h>
 #include <linux/module.h>
 #include <linux/sctp.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/wait_bit.h>
@@ -36,14 +35,10 @@ enum {
 	SCTP_A_EV_ABORT,	/* module exit: go now */
 };
 
+#define SCTP_A_RX_KICKED	0	/* in rx_kicked: a run is due to read */
+
 /* Messages read per run, so that one association cannot hog a worker. */
 #define SCTP_RX_BUDGET	64
-/*
- * Receive memory from which an arrival counts as bulk, read on another CPU
- * (skb truesize: a 64 KiB Write's chunks are far above it, a small
- * message far below).
- */
-#define SCTP_RX_BULK	SZ_16K
 /* How often a session waiting for SCTP's acknowledgements looks again. */
 #define SCTP_POLL	(HZ / 20)
 
@@ -119,27 +114,18 @@ static struct sw_ddp_sctp_assoc *assoc_alloc(struct net *net, bool active)
 	return a;
 }
 
-/*
- * Run the work after @delay on @cpu (WORK_CPU_UNBOUND: this one); a
- * pending run keeps its own reference.
- */
-static void assoc_kick_on(struct sw_ddp_sctp_assoc *a, int cpu,
-			  unsigned long delay)
+/* Run the work after @delay, here; a pending run keeps its own reference. */
+static void assoc_kick_in(struct sw_ddp_sctp_assoc *a, unsigned long delay)
 {
 	bool pending;
 
 	kref_get(&a->ref);
 	if (delay)
-		pending = !queue_delayed_work_on(cpu, sctp_wq, &a->work, delay);
+		pending = !queue_delayed_work(sctp_wq, &a->work, delay);
 	else
-		pending = mod_delayed_work_on(cpu, sctp_wq, &a->work, 0);
+		pending = mod_delayed_work(sctp_wq, &a->work, 0);
 	if (pending)
 		kref_put(&a->ref, assoc_release);	/* never the last */
-}
-
-static void assoc_kick_in(struct sw_ddp_sctp_assoc *a, unsigned long delay)
-{
-	assoc_kick_on(a, WORK_CPU_UNBOUND, delay);
 }
 
 static void assoc_event(struct sw_ddp_sctp_assoc *a, int ev)
@@ -163,27 +149,27 @@ void sctp_assoc_tx_wake(struct sw_ddp_sctp_assoc *a)
 /*
  * Socket callbacks: softirq or process context.
  *
- * Bulk that arrives in softirq is read on the next CPU: over veth that
- * softirq runs on the sender's CPU, right after the sender's copies, and
- * the reader's copy belongs on the other CPU.  (TCP reads in data_ready
- * itself; here the read is a work item wherever it runs, and running it
- * where the data arrived measured no faster.)  A small message is read
- * here, for latency; one that our own work's release_sock() hands over,
- * where that work runs.
+ * What arrives is read on the CPU it arrives on, as over TCP: over veth
+ * the softirq that delivers it runs on the sender's CPU, so the run that
+ * reads follows the engine that sent, in the same worker, without a
+ * wake-up, and the consumer keeps the other CPU to post and poll.  Bulk
+ * read on the next CPU instead cost about four context switches and one
+ * and a half IPIs per 64 KiB Write (Documentation/performance.rst).
+ *
+ * One kick per run: until a run begins (and clears SCTP_A_RX_KICKED), it
+ * is due to read everything that arrives before it; kicking it again
+ * would only take it off its queue and put it back (mod_delayed_work()).
  */
 static void assoc_sk_data_ready(struct sock *sk)
 {
 	struct sw_ddp_sctp_assoc *a;
-	int cpu = WORK_CPU_UNBOUND;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	a = sk->sk_user_data;
 	if (a) {
-		if (in_serving_softirq() &&
-		    atomic_read(&sk->sk_rmem_alloc) >= SCTP_RX_BULK)
-			cpu = sw_ddp_next_cpu();
 		set_bit(SCTP_A_EV_RX, &a->events);
-		assoc_kick_on(a, cpu, 0);
+		if (!test_and_set_bit(SCTP_A_RX_KICKED, &a->rx_kicked))
+			assoc_kick_in(a, 0);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -808,6 +794,8 @@ static void assoc_work(struct work_struct *work)
 
 	mutex_lock(&a->mutex);
 	a->timer_set = false;
+	/* before xchg() takes the events: what arrives later kicks again */
+	clear_bit(SCTP_A_RX_KICKED, &a->rx_kicked);
 	assoc_step(a, xchg(&a->events, 0));
 	if (a->events)
 		assoc_kick_in(a, 0);

@@ -133,6 +133,7 @@ struct sw_ddp_sctp_assoc {
 
 	struct delayed_work work;
 	unsigned long events;		/* SCTP_A_EV_*, atomic bitops */
+	unsigned long rx_kicked;	/* SCTP_A_RX_KICKED, atomic bitops */
 	unsigned long deadline;		/* jiffies: setup done by then */
 	unsigned long timer;		/* jiffies: run again by then */
 	bool timer_set;
