@@ -299,6 +299,16 @@ static u32 msg_segments(const struct order_msg *m)
 }
 
 /*
+ * Until the engine is idle: a run that used up its time slice queued
+ * itself again, which one flush_work() does not wait for.
+ */
+static void engine_flush(struct sw_ddp_stream *s)
+{
+	while (flush_work(&s->tx_work))
+		;
+}
+
+/*
  * Post the receives at end 1 and every message at end 0, and let end 0's
  * stream send them all: its capture then holds the whole 0 -> 1 stream.
  */
@@ -317,7 +327,7 @@ static void order_send_all(struct kunit *test, struct order_fx *f)
 	}
 	for (i = 0; i < ARRAY_SIZE(order_msgs); i++)
 		KUNIT_ASSERT_EQ(test, post_msg(f, 100 + i, &order_msgs[i]), 0);
-	flush_work(&f->end[0].stream->tx_work);
+	engine_flush(f->end[0].stream);
 	KUNIT_ASSERT_EQ(test, cap_count(&f->end[0]), n);
 }
 
@@ -574,7 +584,7 @@ static void order_shuffled_run(struct kunit *test, bool skb)
 	KUNIT_EXPECT_MEMEQ(test, f->end[1].mem, f->end[1].want, MEM_LEN);
 
 	/* The Read Response, back the other way */
-	flush_work(&f->end[1].stream->tx_work);
+	engine_flush(f->end[1].stream);
 	KUNIT_ASSERT_EQ(test, cap_count(&f->end[1]),
 			ddp_seg_count(order_msgs[READ_MSG].len, SEG_MAX, true));
 	run_init(r, test, &f->end[1], &f->end[0]);

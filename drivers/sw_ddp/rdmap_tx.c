@@ -11,6 +11,7 @@
  */
 #include <linux/highmem.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
 #include <linux/wait_bit.h>
 
 #include "rdmap.h"
@@ -335,12 +336,32 @@ static void rdmap_tx_wind_up(struct sw_ddp_stream *s)
 	sw_ddp_qp_terminate(s->qp);
 }
 
-/* Everything the engine may do now, then, after an error, the wind-up. */
-static void rdmap_tx_run(struct sw_ddp_stream *s)
+/*
+ * A run gives its worker back after this long and queues itself again.
+ * A work item that runs 10 ms or more without sleeping is taken for
+ * CPU-bound (the workqueue's cpu_intensive_thresh_us): then whatever is
+ * queued on this CPU behind it (an LLP's receive work, another stream's
+ * engine) gets a worker of its own, which preempts the engine at its
+ * next cond_resched(), two context switches for each kick, for as long
+ * as the run goes on (over SCTP, two a message: Documentation/
+ * performance.rst).  Given back in time, the one worker runs what queued
+ * up behind the engine, then the engine again, without a switch.
+ */
+#define RDMAP_TX_SLICE_NS	NSEC_PER_MSEC
+
+/*
+ * Everything the engine may do now, then, after an error, the wind-up.
+ * Return: true if its time is up and there may be more to do.
+ */
+static bool rdmap_tx_run(struct sw_ddp_stream *s)
 {
+	u64 start = local_clock();
+
 	while (!rdmap_tx_failed(s)) {
 		/* A deep send queue must not hold the CPU (no preemption). */
 		cond_resched();
+		if (local_clock() - start > RDMAP_TX_SLICE_NS)
+			return true;
 		if (unlikely(s->rtr_send)) {
 			rdmap_rtr_send(s);
 			continue;
@@ -348,12 +369,13 @@ static void rdmap_tx_run(struct sw_ddp_stream *s)
 		if (rdmap_tx_read_resp(s))
 			continue;
 		if (unlikely(rdmap_rtr_awaited(s)))
-			return;
+			return false;
 		if (!rdmap_tx_next_sqe(s))
-			return;
+			return false;
 		rdmap_tx_sqe(s, &s->held, s->held_seq);
 	}
 	rdmap_tx_wind_up(s);
+	return false;
 }
 
 /*
@@ -384,9 +406,14 @@ void rdmap_tx_work(struct work_struct *work)
 					       tx_work);
 
 	/* A doorbell's run is short: it sends only what needs no wait. */
+	bool more;
+
 	wait_on_bit_lock(&s->tx_busy, RDMAP_TX_BUSY, TASK_UNINTERRUPTIBLE);
-	rdmap_tx_run(s);
+	more = rdmap_tx_run(s);
 	rdmap_tx_unlock(s);
+	/* Behind what was queued meanwhile; sw_ddp_stream_destroy() cancels. */
+	if (more)
+		sw_ddp_stream_kick(s);
 }
 
 /*
