@@ -404,10 +404,9 @@ void rdmap_tx_work(struct work_struct *work)
 {
 	struct sw_ddp_stream *s = container_of(work, struct sw_ddp_stream,
 					       tx_work);
-
-	/* A doorbell's run is short: it sends only what needs no wait. */
 	bool more;
 
+	/* A doorbell's run is short: it sends only what needs no wait. */
 	wait_on_bit_lock(&s->tx_busy, RDMAP_TX_BUSY, TASK_UNINTERRUPTIBLE);
 	more = rdmap_tx_run(s);
 	rdmap_tx_unlock(s);
