@@ -116,6 +116,28 @@ retransmits() {
 		END { print n + 0 }'
 }
 
+# rping_client SECONDS COUNT ARGS...: an rping client on h2, COUNT pings
+# with -v.  It passes if rping exits 0, or if all COUNT pings came back
+# and the only complaint is rping's own exit race: in rdmacm-utils 44
+# (Debian 12) main closes the CM event channel after the last event while
+# the event thread may already be on its way back to read it, which then
+# fails ("rdma_get_cm_event: Bad file descriptor") and exits 255.  Fixed
+# upstream in 2025 (rdma-core pull request 1622).  QUIET=1 shows rping's
+# output only when it failed.
+rping_client() {
+	local secs=$1 count=$2 log=$TMPDIR/rping-client.log rc=0 rest
+	shift 2
+	ip netns exec h2 timeout "$secs" rping -c -v -C "$count" "$@" \
+		> "$log" 2>&1 || rc=$?
+	[ "${QUIET:-0}" = 1 ] && [ $rc -eq 0 ] || cat "$log"
+	[ $rc -eq 0 ] && return 0
+	rest=$(grep -v -e '^ping data: ' -e '^client DISCONNECT EVENT' "$log")
+	[ $rc -eq 255 ] &&
+		[ "$(grep -c '^ping data: ' "$log")" -eq "$count" ] &&
+		[ "$rest" = "rdma_get_cm_event: Bad file descriptor" ] || return 1
+	echo "all $count pings done; rping's exit race (see rping_client)"
+}
+
 # serve NETNS CMD...: a server in the background; its PID in $server.
 # It is killed after $SERVE_TIMEOUT seconds (120 unless set).
 serve() {

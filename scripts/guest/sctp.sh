@@ -53,7 +53,7 @@ sctp_capture() {
 	pid=$!
 	retry 30 grep -q "Capturing on" "$log" || { cat "$log"; return 1; }
 	serve h1 rping -s -a 192.0.2.1 -v -C 2
-	ip netns exec h2 timeout 60 rping -c -a 192.0.2.1 -v -C 2 || rc=1
+	rping_client 60 2 -a 192.0.2.1 || rc=1
 	served || rc=1
 	sleep 1
 	kill "$pid"
@@ -96,7 +96,7 @@ sctp_no_ddp_peer() {
 	print("received", data)
 	sys.exit(0 if not data else 1)
 	EOF
-	ip netns exec h2 timeout 60 rping -c -a 192.0.2.1 -v -C 1 || rc=1
+	rping_client 60 1 -a 192.0.2.1 || rc=1
 	served || rc=1
 	return $rc
 }

@@ -10,7 +10,7 @@ PERF_OPTS="-R -F -n 200 -s 65536"
 # rping_pair SERVER_ADDR: ten pings with data verification.
 rping_pair() {
 	serve h1 rping -s -a "$1" -v -C 10
-	ip netns exec h2 timeout 120 rping -c -a "$1" -v -C 10 || return 1
+	rping_client 120 10 -a "$1" || { kill "$server"; served; return 1; }
 	served
 }
 
@@ -44,7 +44,7 @@ connect_soak() {
 	local i
 	SERVE_TIMEOUT=$(($1 * 5)) serve h1 rping -s -P -a 192.0.2.1
 	for i in $(seq "$1"); do
-		ip netns exec h2 timeout 20 rping -c -a 192.0.2.1 -C 1 -S 64 ||
+		QUIET=1 rping_client 20 1 -a 192.0.2.1 -S 64 ||
 			{ echo "connection $i failed"; kill "$server"; return 1; }
 	done
 	kill "$server"
