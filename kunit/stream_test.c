@@ -37,6 +37,8 @@ struct pipe_end {
 	int nsent;			/* segments sent */
 	int nnow;			/* SW_DDP_SEG_NOW segments offered */
 	bool refuse_now;		/* and refused, as an LLP may */
+	bool zero_resp_any;		/* zero-length Read Responses: any STag, TO */
+	int nrewritten;			/* such responses sent */
 	u8 first[2];			/* the first one's DDP, RDMAP control */
 	u32 first_len;			/* and its payload length */
 };
@@ -62,6 +64,7 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			     unsigned int nr_bv, u32 len, unsigned int flags)
 {
 	struct pipe_end *e = container_of(llp, struct pipe_end, llp);
+	struct ddp_tagged_hdr resp;
 	struct flat_in f;
 	u32 i, n = 0;
 	int wire_len;
@@ -76,6 +79,14 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 	if (!e->nsent++) {
 		memcpy(e->first, hdr, sizeof(e->first));
 		e->first_len = len;
+	}
+	if (e->zero_resp_any && !len && ddp_ctrl_tagged(*(u8 *)hdr) &&
+	    rdmap_ctrl_opcode(((u8 *)hdr)[1]) == RDMAP_OP_READ_RESP) {
+		rdmap_tagged_init(&resp, RDMAP_OP_READ_RESP,
+				  ddp_ctrl_last(*(u8 *)hdr), 0x5eed1e55,
+				  0xf00dULL << 32);
+		hdr = &resp;
+		e->nrewritten++;
 	}
 	wire_len = mpa_tx_frame(&e->tx, hdr, hdr_len, bv, nr_bv, len);
 	if (wire_len < 0)
@@ -735,6 +746,158 @@ static void stream_rtr_terminate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&resp->rtr_received));
 }
 
+/* One segment as end @e's peer would see it sent: @p within one page. */
+static void inject(struct pipe_end *e, const void *hdr, u32 hdr_len,
+		   void *p, u32 len)
+{
+	struct bio_vec bv = {
+		.bv_page = virt_to_page(p),
+		.bv_offset = offset_in_page(p),
+		.bv_len = len,
+	};
+
+	pipe_send_segment(&e->llp, hdr, hdr_len, len ? &bv : NULL, !!len,
+			  len, 0);
+}
+
+/* The Terminate @e received, whole. */
+static int term_received_info(struct pipe_end *e, struct rdmap_term_info *ti)
+{
+	return rdmap_term_parse(e->stream->term_rx, e->stream->term_rx_len,
+				ti);
+}
+
+/*
+ * RFC 5040: a Terminate is the last message of its stream.  A Write that
+ * follows it on the wire, to memory the peer may write, is not placed,
+ * and no Terminate goes back.
+ */
+static void stream_terminate_ends_rx(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	struct pipe_end *peer = &sf->end[0], *e = &sf->end[1];
+	struct rdmap_term_info ti = { .err = RDMAP_ERR_OP_UNSPECIFIED };
+	struct ddp_untagged_hdr th;
+	struct ddp_tagged_hdr wh;
+	u8 *term = sf->buf[0], *data = sf->buf[0] + 64;
+	int n;
+
+	memset(sf->buf[1], 0, BUF_LEN);
+	fill(data, 64, 3);
+	n = rdmap_term_build(term, 64, &ti);
+	KUNIT_ASSERT_GT(test, n, 0);
+	rdmap_untagged_init(&th, RDMAP_OP_TERMINATE, true, 0, 1, 0);
+	inject(peer, &th, sizeof(th), term, n);
+	rdmap_tagged_init(&wh, RDMAP_OP_WRITE, true,
+			  sf->pd->unsafe_global_rkey, (uintptr_t)sf->buf[1]);
+	inject(peer, &wh, sizeof(wh), data, 64);
+	KUNIT_EXPECT_TRUE(test, wait_error(e->qp));
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, BUF_LEN));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_OP_UNSPECIFIED),
+			sw_ddp_term_err_pack(term_received(e)));
+	KUNIT_EXPECT_EQ(test, 0, e->nsent);
+}
+
+/*
+ * RFC 5041 §5.2: the STag and TO of a zero-length Tagged DDP Message are
+ * not checked.  A zero-length Read answered with an STag and TO of the
+ * responder's choosing (not the Request's sink) completes.
+ */
+static void stream_read_zero_any_stag(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	struct ib_wc wc;
+
+	sf->end[1].zero_resp_any = true;
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 0,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 0);
+	KUNIT_EXPECT_EQ(test, sf->end[1].nrewritten, 1);
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_ok(sf->end[0].stream->term));
+}
+
+/*
+ * A connection whose IRD is zero takes no Read Request: RFC 5041 §7.1,
+ * no buffer on queue 1.  (The ring behind it still has one slot.)
+ */
+static void stream_ird_zero(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+
+	sf->end[1].stream->ird_neg = 0;	/* as a connection may agree */
+	fill(sf->buf[1], 64, 1);
+	memset(sf->buf[0], 0, 64);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[1].stream->term,
+						   DDP_ERR_UT_MSN_NO_BUF));
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[0], 0, 64));
+}
+
+/*
+ * RFC 5040 "Terminate Header": a Read Request refused for its Data Source
+ * is quoted whole, its DDP header (D, with its length, M) and its own
+ * header after it (R).
+ */
+static void stream_read_refused_quoted(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	u32 rkey = sf->pd->unsafe_global_rkey + 0x1000;
+	struct rdmap_term_info ti;
+	struct rdmap_read_req rr;
+
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 100, rkey),
+			0);
+	KUNIT_ASSERT_TRUE(test, wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
+	KUNIT_EXPECT_EQ(test, ti.err.layer, SW_DDP_LAYER_RDMAP);
+	KUNIT_EXPECT_EQ(test, ti.err.etype, RDMAP_ETYPE_REMOTE_PROT);
+	KUNIT_EXPECT_EQ(test, ti.hdrct, RDMAP_TERM_HDRCT_M |
+			RDMAP_TERM_HDRCT_D | RDMAP_TERM_HDRCT_R);
+	KUNIT_EXPECT_EQ(test, ti.seg_len,
+			DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN);
+	KUNIT_ASSERT_EQ(test, ti.rdmap_len, RDMAP_READ_REQ_LEN);
+	rdmap_read_req_get((const void *)ti.rdmap_hdr, &rr);
+	KUNIT_EXPECT_EQ(test, rr.src_stag, rkey);
+	KUNIT_EXPECT_EQ(test, rr.src_to, (uintptr_t)sf->buf[1]);
+	KUNIT_EXPECT_EQ(test, rr.size, 100);
+}
+
+/*
+ * An MPA framing error before a segment's DDP header (ULPDU_Length 4,
+ * shorter than any header) quotes no header in its Terminate: not the
+ * segment before it, whose header DDP still had.
+ */
+static void stream_llp_error_quotes_none(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	u8 bad[12] = { 0x00, 0x04, 0x41, 0x41, 0x41, 0x41 };
+	struct sw_ddp_term_err err;
+	struct rdmap_term_info ti;
+	struct flat_in f;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 100,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+	flat_in_init(&f, bad, sizeof(bad), true);
+	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
+	KUNIT_ASSERT_FALSE(test, sw_ddp_term_err_ok(err));
+	/* what the LLP does with MPA's error (llp.h) */
+	sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
+	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sf->end[1].stream->term_hdr_len, 0);
+	KUNIT_EXPECT_FALSE(test, sw_ddp_term_err_ok(sf->end[1].stream->term));
+	KUNIT_ASSERT_TRUE(test, wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
+	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
+}
+
 static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write),
 	KUNIT_CASE(stream_read),
@@ -747,6 +910,11 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),
 	KUNIT_CASE(stream_error_mid_segment),
+	KUNIT_CASE(stream_terminate_ends_rx),
+	KUNIT_CASE(stream_read_zero_any_stag),
+	KUNIT_CASE(stream_ird_zero),
+	KUNIT_CASE(stream_read_refused_quoted),
+	KUNIT_CASE(stream_llp_error_quotes_none),
 	KUNIT_CASE_PARAM(stream_rtr, rtr_good_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_mismatch, rtr_bad_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_terminate, rtr_term_gen_params),

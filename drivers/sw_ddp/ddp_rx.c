@@ -74,9 +74,12 @@ static struct sw_ddp_term_err ddp_rx_queue_view(struct sw_ddp_stream *s,
 		v->buf_len = s->send.buf_len;
 		break;
 	case RDMAP_QN_READ_REQ:
-		/* IRD buffers: Read Requests the peer may have outstanding */
+		/*
+		 * IRD buffers: Read Requests the peer may have outstanding;
+		 * none if the connection's IRD is zero
+		 */
 		spin_lock_bh(&s->lock);
-		v->nbufs = s->ird - (s->ird_put - s->ird_get);
+		v->nbufs = s->ird_neg - (s->ird_put - s->ird_get);
 		spin_unlock_bh(&s->lock);
 		v->buf_len = RDMAP_READ_REQ_LEN;
 		break;
@@ -276,9 +279,8 @@ static struct sw_ddp_term_err ddp_rx_payload(void *upper,
 }
 
 /* A segment is whole: for its message's last, tell RDMAP. */
-static struct sw_ddp_term_err ddp_rx_end(void *upper)
+static struct sw_ddp_term_err ddp_rx_end_seg(struct sw_ddp_stream *s)
 {
-	struct sw_ddp_stream *s = upper;
 	struct sw_ddp_rx_seg *seg = &s->seg;
 	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
 
@@ -301,8 +303,16 @@ static struct sw_ddp_term_err ddp_rx_end(void *upper)
 		break;
 	case RDMAP_OP_TERMINATE:
 		s->term_rx_len = max(s->term_rx_len, seg->mo + seg->len);
-		if (seg->last)
-			rdmap_rx_terminate(s);
+		if (!seg->last)
+			break;
+		rdmap_rx_terminate(s);
+		/*
+		 * A Terminate is the last message of its stream (RFC 5040,
+		 * "Terminate Message"): an error stops the LLP's reception
+		 * here.  The stream has failed already, with no Terminate
+		 * back, so this error is not recorded.
+		 */
+		err = RDMAP_ERR_OP_UNSPECIFIED;
 		break;
 	default:
 		s->send.len = max(s->send.len, seg->mo + seg->len);
@@ -314,6 +324,16 @@ static struct sw_ddp_term_err ddp_rx_end(void *upper)
 	if (!ddp_ctrl_tagged(seg->hdr[0]) && seg->last && seg->qn < RDMAP_QN_COUNT)
 		s->msn_rx[seg->qn]++;
 	return ddp_rx_fail(s, err);
+}
+
+static struct sw_ddp_term_err ddp_rx_end(void *upper)
+{
+	struct sw_ddp_stream *s = upper;
+	struct sw_ddp_term_err err = ddp_rx_end_seg(s);
+
+	/* an LLP error before the next begin() quotes no segment's header */
+	s->seg.hdr_len = 0;
+	return err;
 }
 
 /* An LLP framing error: the Terminate carries the LLP's code. */

@@ -110,8 +110,12 @@ struct mpa_rx {
 	struct sw_ddp_term_err err;	/* sticky */
 };
 
-/* Transmit framing (mpa_tx.c): one FPDU at a time, as bio_vecs. */
-#define MPA_TX_HDR_MAX	MPA_RX_HDR_MAX
+/*
+ * Transmit framing (mpa_tx.c): one FPDU at a time, as bio_vecs.  The
+ * longest header DDP sends is a Terminate's, which carries its whole
+ * RDMAP payload: up to a DDP header and a Read Request header quoted.
+ */
+#define MPA_TX_HDR_MAX	(DDP_UNTAGGED_HDR_LEN + RDMAP_TERM_MAX_LEN)
 /* Without markers, FPDUs with payloads up to this long are built whole */
 #define MPA_TX_COPY_MAX	128
 

@@ -115,6 +115,12 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s)
 
 	if (!rd)
 		return RDMAP_ERR_OP_OPCODE;
+	/*
+	 * RFC 5041 §5.2: a zero-length Tagged DDP Message's STag and TO
+	 * are not checked; read_resp_done() still wants all of the Read.
+	 */
+	if (!s->seg.len)
+		return SW_DDP_TERM_OK;
 	if (ddp_tagged_stag(h) != rd->req.sink_stag)
 		return DDP_ERR_T_INVALID_STAG;
 	if (s->seg.to != rd->req.sink_to + rd->done ||

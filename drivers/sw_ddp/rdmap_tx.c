@@ -22,18 +22,31 @@ module_param(zcopy_tx, bool, 0644);
 MODULE_PARM_DESC(zcopy_tx,
 		 "send Read Responses by page reference, not copied (default on)");
 
-/* RFC 5040 "Terminate Header": the error and the headers that caused it */
+/*
+ * RFC 5040 "Terminate Header": the error and the headers that caused it.
+ * A Read Request refused for its Data Source (an RDMAP Remote Protection
+ * error) also carries the Request's own header, flagged R, as siw's do.
+ */
 static void rdmap_tx_terminate(struct sw_ddp_stream *s)
 {
 	struct rdmap_term_info ti = { .err = s->term };
 	struct sw_ddp_tx_msg m = { .op = RDMAP_OP_TERMINATE };
 	u8 buf[SW_DDP_TERM_MAX];
+	u32 ddp_len;
 	int len;
 
 	if (s->term_hdr_len) {
 		ti.hdrct = RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D;
 		ti.seg_len = s->term_seg_len;
 		ti.ddp_hdr = s->term_hdr;
+		ddp_len = ddp_hdr_len(s->term_hdr[0]);
+		if (s->term.layer == SW_DDP_LAYER_RDMAP &&
+		    s->term.etype == RDMAP_ETYPE_REMOTE_PROT &&
+		    s->term_hdr_len == ddp_len + RDMAP_READ_REQ_LEN) {
+			ti.hdrct |= RDMAP_TERM_HDRCT_R;
+			ti.rdmap_hdr = s->term_hdr + ddp_len;
+			ti.rdmap_len = RDMAP_READ_REQ_LEN;
+		}
 	}
 	len = rdmap_term_build(buf, sizeof(buf), &ti);
 	if (len < 0)

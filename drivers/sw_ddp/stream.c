@@ -36,6 +36,7 @@ struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 	s->rtr_wait = llp->rtr_wait;
 	s->ord = max_t(u8, ord, 1);
 	s->ird = max_t(u8, ird, 1);
+	s->ird_neg = ird;
 	/* RFC 5041 §4.3: the first MSN of every queue is one */
 	for (i = 0; i < RDMAP_QN_COUNT; i++) {
 		s->msn_rx[i] = 1;
@@ -238,7 +239,7 @@ void sw_ddp_stream_stop(struct sw_ddp_qp *qp)
 
 static void sw_ddp_stream_record(struct sw_ddp_stream *s,
 				 struct sw_ddp_term_err err, bool send,
-				 const u8 *hdr, u32 seg_len)
+				 const u8 *hdr, u32 hdr_len, u32 seg_len)
 {
 	spin_lock_bh(&s->lock);
 	if (s->dead || !sw_ddp_term_err_ok(s->term)) {
@@ -248,7 +249,10 @@ static void sw_ddp_stream_record(struct sw_ddp_stream *s,
 	s->term = err;
 	s->term_pending = send;
 	if (hdr) {
-		s->term_hdr_len = ddp_hdr_len(hdr[0]);
+		/* the DDP header, and a Read Request's own after it */
+		s->term_hdr_len = max_t(u32, ddp_hdr_len(hdr[0]),
+					min_t(u32, hdr_len,
+					      sizeof(s->term_hdr)));
 		memcpy(s->term_hdr, hdr, s->term_hdr_len);
 		s->term_seg_len = seg_len;
 	}
@@ -259,7 +263,7 @@ static void sw_ddp_stream_record(struct sw_ddp_stream *s,
 void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 			bool send)
 {
-	sw_ddp_stream_record(s, err, send, NULL, 0);
+	sw_ddp_stream_record(s, err, send, NULL, 0, 0);
 }
 
 /* A received segment failed its checks: the Terminate quotes its header. */
@@ -269,5 +273,5 @@ void sw_ddp_stream_fail_rx(struct sw_ddp_stream *s,
 	struct sw_ddp_rx_seg *seg = &s->seg;
 
 	sw_ddp_stream_record(s, err, true, seg->hdr_len ? seg->hdr : NULL,
-			     seg->hdr_len + seg->len);
+			     seg->hdr_len, seg->hdr_len + seg->len);
 }
