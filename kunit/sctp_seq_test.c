@@ -345,6 +345,50 @@ static void seq_held_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->r.n, 0);
 }
 
+/*
+ * RFC 5043 §10: sequences that share a pool (the sessions of one
+ * association) hold no more together than it allows, each well under its
+ * own cap; and what one gives back, by delivery or by its end, another
+ * may take.
+ */
+static void seq_pool_shared(struct kunit *test)
+{
+	struct seq_fx *f = test->priv;
+	struct sw_ddp_sctp_seq other;
+	atomic_t pool = ATOMIC_INIT(0);
+	u32 pool_max = 8 * 1024;
+	struct tchunk t;
+	int err = 0;
+	u16 ssn;
+
+	KUNIT_ASSERT_EQ(test, sw_ddp_sctp_seq_init(&other, HELD_MAX), 0);
+	sw_ddp_sctp_seq_share(&f->q, &pool, pool_max);
+	sw_ddp_sctp_seq_share(&other, &pool, pool_max);
+	/* the first one takes half the pool, held behind DDP-SSN 0 */
+	for (ssn = 1; f->q.held_bytes < pool_max / 2; ssn++)
+		KUNIT_ASSERT_EQ(test, seq_put(f, ssn), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool), f->q.held_bytes);
+	/* the other one fills the rest and is refused, under its own cap */
+	for (ssn = 1; ssn < 1000 && !err; ssn++) {
+		tchunk_make(&t, ssn, SCTP_DDP_PPID_SEGMENT);
+		err = sw_ddp_sctp_seq_rx(&other, ssn, &t.c, &rec_ops, &f->r);
+	}
+	KUNIT_EXPECT_EQ(test, err, -ENOBUFS);
+	KUNIT_EXPECT_LT(test, other.held_bytes, pool_max / 2 + TCHUNK_LEN * 2);
+	KUNIT_EXPECT_LE(test, atomic_read(&pool), pool_max);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool),
+			f->q.held_bytes + other.held_bytes);
+	/* its end gives its share back; the first one delivers all of its */
+	sw_ddp_sctp_seq_fini(&other);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool), f->q.held_bytes);
+	KUNIT_ASSERT_EQ(test, seq_put(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->q.held_bytes, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool), 0);
+	KUNIT_EXPECT_EQ(test, f->r.n, f->q.next);
+	/* seq_exit() finishes it; the pool must not see it after that */
+	sw_ddp_sctp_seq_share(&f->q, NULL, 0);
+}
+
 /* Early-taken chunks cost nothing against the cap. */
 static void seq_cap_early_free(struct kunit *test)
 {
@@ -504,6 +548,7 @@ static struct kunit_case sctp_seq_cases[] = {
 	KUNIT_CASE(seq_replay_ahead),
 	KUNIT_CASE(seq_replay_early),
 	KUNIT_CASE(seq_held_cap),
+	KUNIT_CASE(seq_pool_shared),
 	KUNIT_CASE(seq_cap_early_free),
 	KUNIT_CASE(seq_dead_deliver),
 	KUNIT_CASE(seq_dead_early),

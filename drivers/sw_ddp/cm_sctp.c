@@ -66,7 +66,9 @@ static void sctp_cm_event(struct sctp_cep *cep, struct sw_ddp_sctp_session *s,
 						     cep->cm_id->local_addr;
 		ev.remote_addr = a->raddr.ss_family ? a->raddr :
 						      cep->cm_id->remote_addr;
-		if (!status || status == -ECONNREFUSED) {
+		/* a u8 length: what it cannot carry whole is not given */
+		if ((!status || status == -ECONNREFUSED) &&
+		    s->pdata_len <= U8_MAX) {
 			ev.private_data = s->pdata;
 			ev.private_data_len = s->pdata_len;
 		}
@@ -126,6 +128,9 @@ static int sctp_cm_connected(struct sw_ddp_sctp_session *s, int status)
 	struct sctp_cep *cep = s->owner;
 	int err = status;
 
+	/* as for a request (above): the ULP could not see it all */
+	if (!err && s->pdata_len > U8_MAX)
+		err = -EMSGSIZE;
 	if (!err)
 		err = sw_ddp_qp_llp_attach(cep->qp, &s->llp, cep->ird,
 					   cep->ord);

@@ -107,7 +107,9 @@ struct sw_ddp_sctp_seq_ops {
  * SCTP_DDP_SSN_WINDOW_MAX from the next expected one; a DDP-SSN before it
  * or seen before is a replay.  Copies held for later are capped at
  * @held_max octets: a peer that leaves a gap and keeps sending beyond it
- * ends the session rather than exhausting memory.
+ * ends the session rather than exhausting memory.  Sessions that share
+ * an association may also share a @pool, capped at @pool_max octets, so
+ * that a peer cannot multiply the cap by the sessions it opens.
  */
 struct sw_ddp_sctp_seq {
 	u16 next;			/* DDP-SSN of the next chunk in turn */
@@ -119,10 +121,14 @@ struct sw_ddp_sctp_seq {
 	 */
 	struct xarray held;
 	u32 held_bytes, held_max;
+	atomic_t *pool;			/* held octets of all who share it */
+	u32 pool_max;
 	bool dead;			/* an error ended it */
 };
 
 int sw_ddp_sctp_seq_init(struct sw_ddp_sctp_seq *q, u32 held_max);
+void sw_ddp_sctp_seq_share(struct sw_ddp_sctp_seq *q, atomic_t *pool,
+			   u32 pool_max);
 void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q);
 /*
  * One chunk with DDP-SSN @ssn arrived.  Return: 0; -EPROTO for a

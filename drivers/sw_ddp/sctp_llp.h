@@ -65,6 +65,13 @@ enum {
 	SW_DDP_SCTP_RCVBUF = 4 << 20,
 	/* Octets of chunks a session holds for their turn (sctp_seq.c) */
 	SW_DDP_SCTP_HELD_MAX = 8 << 20,
+	/*
+	 * And all the sessions of an association together: what a sender
+	 * that follows the rules leaves waiting (whatever arrived past a
+	 * lost chunk until it comes again) does not grow with the number
+	 * of sessions, but a hostile peer's gaps would (RFC 5043 §10).
+	 */
+	SW_DDP_SCTP_ASSOC_HELD_MAX = 2 * SW_DDP_SCTP_HELD_MAX,
 };
 
 static_assert(SW_DDP_SCTP_SNDBUF / 512 < SCTP_DDP_SSN_WINDOW_MAX);
@@ -126,6 +133,7 @@ struct sw_ddp_sctp_assoc {
 	/* As iw_cm events report them, once up */
 	struct sockaddr_storage laddr, raddr;
 	u16 nstreams;			/* §8: min(in, out) after COMM_UP */
+	atomic_t held;			/* octets its sessions hold (sctp_seq.c) */
 
 	struct xarray sess;		/* stream id -> session, marked */
 	u32 next_sid;			/* cyclic allocation */

@@ -40,12 +40,20 @@ static unsigned int seq_bit(u16 ssn)
 	return ssn % SEQ_SEEN_BITS;
 }
 
-/* What a held chunk costs against held_max: all of its allocation. */
+/* What a held chunk costs against the caps: all of its allocation. */
 static size_t seq_held_size(u32 len)
 {
 	struct sctp_seq_held *h;
 
-	return struct_size(h, data, len);
+	return kmalloc_size_roundup(struct_size(h, data, len));
+}
+
+/* @size octets held, or (negative) given back, counted where they go. */
+static void seq_account(struct sw_ddp_sctp_seq *q, int size)
+{
+	q->held_bytes += size;
+	if (q->pool)
+		atomic_add(size, q->pool);
 }
 
 /**
@@ -71,6 +79,21 @@ int sw_ddp_sctp_seq_init(struct sw_ddp_sctp_seq *q, u32 held_max)
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_init);
 
 /**
+ * sw_ddp_sctp_seq_share() - count a sequence's held copies in a pool too
+ * @q: the sequence, holding nothing yet
+ * @pool: octets held by every sequence that shares it
+ * @pool_max: what they may hold together, at most
+ */
+void sw_ddp_sctp_seq_share(struct sw_ddp_sctp_seq *q, atomic_t *pool,
+			   u32 pool_max)
+{
+	WARN_ON_ONCE(q->held_bytes);
+	q->pool = pool;
+	q->pool_max = pool_max;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_share);
+
+/**
  * sw_ddp_sctp_seq_fini() - free what a sequence holds
  * @q: the sequence; it refuses every chunk afterwards
  */
@@ -82,7 +105,7 @@ void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q)
 	xa_for_each(&q->held, ssn, h)
 		kfree(h);
 	xa_destroy(&q->held);
-	q->held_bytes = 0;
+	seq_account(q, -(int)q->held_bytes);
 	bitmap_free(q->seen);
 	q->seen = NULL;
 	q->dead = true;
@@ -99,21 +122,28 @@ static int seq_hold(struct sw_ddp_sctp_seq *q, u16 ssn,
 
 	if (size > q->held_max - q->held_bytes)
 		return -ENOBUFS;
+	seq_account(q, size);
+	if (q->pool && atomic_read(q->pool) > q->pool_max) {
+		err = -ENOBUFS;
+		goto err;
+	}
 	/* The association's receive context is process context. */
 	h = kmalloc(size, GFP_KERNEL);
-	if (!h)
-		return -ENOMEM;
+	if (!h) {
+		err = -ENOMEM;
+		goto err;
+	}
 	h->ppid = c->ppid;
 	h->len = c->len;
 	err = sw_ddp_sctp_chunk_copy(c, 0, h->data, c->len);
 	if (!err)
 		err = xa_insert(&q->held, ssn, h, GFP_KERNEL);
-	if (err) {
-		kfree(h);
-		return err;
-	}
-	q->held_bytes += size;
-	return 0;
+	if (!err)
+		return 0;
+	kfree(h);
+err:
+	seq_account(q, -(int)size);
+	return err;
 }
 
 /* A chunk ahead of its turn: placed now by the session, or held. */
@@ -143,7 +173,7 @@ static int seq_deliver_held(struct sw_ddp_sctp_seq *q,
 	};
 	int err;
 
-	q->held_bytes -= seq_held_size(h->len);
+	seq_account(q, -(int)seq_held_size(h->len));
 	err = ops->deliver(ctx, &c);
 	kfree(h);
 	return err;
@@ -206,7 +236,8 @@ static int seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
  * any error here: the sequence refuses everything afterwards.
  *
  * Return: 0; -EPROTO for a DDP-SSN outside the window, a replay, or a
- * sequence already ended; -ENOBUFS if holding @c would pass held_max;
+ * sequence already ended; -ENOBUFS if holding @c would pass held_max or
+ * pool_max;
  * -ENOMEM; or the error deliver() or early() returned.
  */
 int sw_ddp_sctp_seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,

@@ -45,6 +45,7 @@ struct sw_ddp_sctp_session *sctp_sess_alloc(struct sw_ddp_sctp_assoc *a,
 		return NULL;
 	if (sw_ddp_sctp_seq_init(&s->seq, SW_DDP_SCTP_HELD_MAX))
 		goto err;
+	sw_ddp_sctp_seq_share(&s->seq, &a->held, SW_DDP_SCTP_ASSOC_HELD_MAX);
 	s->tx_hdr = kmalloc(SCTP_TX_HDR_SIZE, GFP_KERNEL);
 	if (!s->tx_hdr)
 		goto err;
@@ -630,12 +631,14 @@ void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid,
 	}
 	if (!s && !a->active)
 		s = sess_new_passive(a, sid, ppid, flat, len);
-	if (!s || s->rx_end)
+	if (!s)
 		return;
+	if (s->rx_end)
+		goto out;
 	lim.next_ssn = s->seq.next;
 	if (sctp_ddp_validate_chunk(ppid, flat, len, &lim) != SCTP_DDP_OK) {
 		sess_fail(s);
-		return;
+		goto out;
 	}
 	/* the DDP-SSN off */
 	c = *msg;
@@ -648,6 +651,10 @@ void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid,
 	if (sw_ddp_sctp_seq_rx(&s->seq, sctp_ddp_ssn(flat), &c, &sctp_seq_ops,
 			       s))
 		sess_fail(s);
+out:
+	/* nothing more goes up: what waits for its turn goes now */
+	if (s->rx_end)
+		sw_ddp_sctp_seq_fini(&s->seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(sctp_sess_rx);
 
