@@ -664,6 +664,39 @@ static void sess_test_bad_initiate(struct kunit *test)
 	sess_wait(test, &t->pas.req_done);
 }
 
+/*
+ * §6.2, §6.6: a peer that gave up its Initiate before our ULP decided may
+ * start again on the same stream; the request still with the ULP does
+ * not hold the stream, and answering it later finds it gone.
+ */
+static void sess_test_reinitiate(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	raw_ctrl(test, t->raw, 1, 0, SCTP_DDP_FUNC_INITIATE, 0);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	raw_ctrl(test, t->raw, 1, 1, SCTP_DDP_FUNC_TERMINATE, 0);
+	msleep(300);
+	raw_ctrl(test, t->raw, 1, 0, SCTP_DDP_FUNC_INITIATE, 0);
+	sess_wait(test, &t->pas.req_done);
+	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
+	KUNIT_EXPECT_PTR_NE(test, s, t->pas.req);
+	sw_ddp_sctp_lock(s);
+	KUNIT_EXPECT_FALSE(test, s->has_sid);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, sw_ddp_sctp_reject(s, NULL, 0));
+	sw_ddp_sctp_unlock(s);
+	/* the new request is whole: it can be accepted */
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	raw_expect(test, t->raw, 1, 0, SCTP_DDP_FUNC_ACCEPT);
+}
+
 /* §11.1: an association without the DDP indication is aborted. */
 static void sess_test_no_adaptation(struct kunit *test)
 {
@@ -782,6 +815,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE_PARAM(sess_test_illegal, sess_bad_gen_params),
 	KUNIT_CASE(sess_test_segment_before_accept),
 	KUNIT_CASE(sess_test_bad_initiate),
+	KUNIT_CASE(sess_test_reinitiate),
 	KUNIT_CASE(sess_test_no_adaptation),
 	KUNIT_CASE(sess_test_assoc_lost),
 	KUNIT_CASE(sess_test_bad_answer),

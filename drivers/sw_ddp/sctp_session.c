@@ -549,6 +549,19 @@ static const struct sw_ddp_sctp_seq_ops sctp_seq_ops = {
 };
 
 /*
+ * Nothing more of the session goes on the wire: it is closed, or still
+ * with the ULP after the peer gave up its Initiate (§6.2: the peer's
+ * Terminate came before the ULP decided; the answer will find it gone).
+ */
+static bool sess_wire_done(struct sw_ddp_sctp_session *s)
+{
+	if (!s->tx_end || s->ctrl || s->fail_pending)
+		return false;
+	return s->state == SW_DDP_SCTP_CLOSED ||
+	       (s->state == SW_DDP_SCTP_REQUESTED && s->peer_gone);
+}
+
+/*
  * Passive: a session over on both sides gives way to what comes next on
  * its stream; so does one that never heard the peer's final chunk (the
  * peer sent no Terminate of its own, which §6.2 allows) when a new
@@ -559,8 +572,7 @@ static bool sess_stale(struct sw_ddp_sctp_session *s, u32 ppid,
 {
 	const struct sctp_ddp_session_ctrl *h = (const void *)msg;
 
-	if (s->active || s->state != SW_DDP_SCTP_CLOSED || !s->tx_end ||
-	    s->ctrl || s->fail_pending)
+	if (s->active || !sess_wire_done(s))
 		return false;
 	return s->rx_end ||
 	       (ppid == SCTP_DDP_PPID_SESSION_CTRL && len >= sizeof(*h) &&
@@ -757,8 +769,7 @@ static void sess_maybe_free(struct sw_ddp_sctp_session *s)
 {
 	struct sw_ddp_sctp_assoc *a = s->assoc;
 
-	if (s->state != SW_DDP_SCTP_CLOSED || s->fail_pending || s->ctrl ||
-	    !s->rx_end || !s->tx_end || !s->has_sid)
+	if (!sess_wire_done(s) || !s->rx_end || !s->has_sid)
 		return;
 	if (s->active && a->state == SW_DDP_SCTP_A_UP &&
 	    !sctp_assoc_all_acked(a)) {
