@@ -550,6 +550,19 @@ static void raw_expect(struct kunit *test, struct socket *sock, u16 sid,
 	KUNIT_EXPECT_EQ(test, (u16)func, be16_to_cpu(h.func));
 }
 
+/* The raw peer's Initiate on stream @sid, as the ULP gets it (counted). */
+static struct sw_ddp_sctp_session *raw_request(struct kunit *test, u16 sid)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_INITIATE, 0);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	return s;
+}
+
 /* The raw peer's Initiate on stream 3, accepted: RDMA mode. */
 static struct sw_ddp_sctp_session *raw_establish(struct kunit *test)
 {
@@ -558,10 +571,7 @@ static struct sw_ddp_sctp_session *raw_establish(struct kunit *test)
 
 	sess_listen(test, 4);
 	raw_connect(test, true);
-	raw_ctrl(test, t->raw, 3, 0, SCTP_DDP_FUNC_INITIATE, 0);
-	sess_wait(test, &t->pas.req_done);
-	s = sess_take_req(t);
-	sess_keep(test, s);
+	s = raw_request(test, 3);
 	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
 	raw_expect(test, t->raw, 3, 0, SCTP_DDP_FUNC_ACCEPT);
 	return s;
@@ -672,28 +682,22 @@ static void sess_test_bad_initiate(struct kunit *test)
 static void sess_test_reinitiate(struct kunit *test)
 {
 	struct sess_test *t = test->priv;
-	struct sw_ddp_sctp_session *s;
+	struct sw_ddp_sctp_session *s, *again;
 
 	sess_listen(test, 4);
 	raw_connect(test, true);
-	raw_ctrl(test, t->raw, 1, 0, SCTP_DDP_FUNC_INITIATE, 0);
-	sess_wait(test, &t->pas.req_done);
-	s = sess_take_req(t);
-	sess_keep(test, s);
+	s = raw_request(test, 1);
 	raw_ctrl(test, t->raw, 1, 1, SCTP_DDP_FUNC_TERMINATE, 0);
 	msleep(300);
-	raw_ctrl(test, t->raw, 1, 0, SCTP_DDP_FUNC_INITIATE, 0);
-	sess_wait(test, &t->pas.req_done);
+	again = raw_request(test, 1);
 	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
-	KUNIT_EXPECT_PTR_NE(test, s, t->pas.req);
+	KUNIT_EXPECT_PTR_NE(test, s, again);
 	sw_ddp_sctp_lock(s);
 	KUNIT_EXPECT_FALSE(test, s->has_sid);
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, sw_ddp_sctp_reject(s, NULL, 0));
 	sw_ddp_sctp_unlock(s);
 	/* the new request is whole: it can be accepted */
-	s = sess_take_req(t);
-	sess_keep(test, s);
-	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(again, &t->pas, NULL));
 	raw_expect(test, t->raw, 1, 0, SCTP_DDP_FUNC_ACCEPT);
 }
 

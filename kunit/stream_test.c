@@ -679,12 +679,19 @@ static const struct rtr_case rtr_bad[] = {
 
 KUNIT_ARRAY_PARAM(rtr_bad, rtr_bad, rtr_case_desc);
 
+/* The Terminate @e received, whole. */
+static int term_received_info(struct pipe_end *e, struct rdmap_term_info *ti)
+{
+	return rdmap_term_parse(e->stream->term_rx, e->stream->term_rx_len,
+				ti);
+}
+
 /* The Terminate @e received, decoded. */
 static struct sw_ddp_term_err term_received(struct pipe_end *e)
 {
 	struct rdmap_term_info ti;
 
-	if (rdmap_term_parse(e->stream->term_rx, e->stream->term_rx_len, &ti))
+	if (term_received_info(e, &ti))
 		return SW_DDP_TERM_OK;
 	return ti.err;
 }
@@ -758,13 +765,6 @@ static void inject(struct pipe_end *e, const void *hdr, u32 hdr_len,
 
 	pipe_send_segment(&e->llp, hdr, hdr_len, len ? &bv : NULL, !!len,
 			  len, 0);
-}
-
-/* The Terminate @e received, whole. */
-static int term_received_info(struct pipe_end *e, struct rdmap_term_info *ti)
-{
-	return rdmap_term_parse(e->stream->term_rx, e->stream->term_rx_len,
-				ti);
 }
 
 /*
