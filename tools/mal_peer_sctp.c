@@ -27,7 +27,12 @@
  * victim QP: none, refused, or in ERROR (through a fatal error, or after
  * a graceful close) with the guard memory intact.
  *
+ * With --serve it is the passive end instead: it listens, takes one
+ * association from a sw_ddp_sctp client (rping -c, say), and answers its
+ * Initiate as the case says, on whichever stream the Initiate came.
+ *
  * usage: mal_peer_sctp ADDR PORT CASE
+ *        mal_peer_sctp --serve ADDR PORT CASE
  *        mal_peer_sctp --list | --victims | --check-victim LOG
  */
 #include <arpa/inet.h>
@@ -53,6 +58,7 @@
 #define FINAL_MS	300	/* and after the final chunk */
 #define NSTREAMS	16	/* §8: in and out alike */
 #define STREAM		5	/* the session's stream pair: not 0 */
+#define SERVE_MS	60000	/* --serve: for the client to come */
 #define RX_SSN_MAX	16	/* the victim's chunks kept, by DDP-SSN */
 /*
  * The largest DDP Segment sw_ddp takes (sctp_llp.h SW_DDP_SCTP_SEG_MAX):
@@ -86,6 +92,7 @@ struct rx_chunk {
 
 struct peer {
 	int fd;
+	int sid;		/* the session's stream; -1: the first chunk's */
 	bool up;		/* SCTP_COMM_UP came */
 	u16 tx_ssn;		/* our next DDP-SSN (§5.2.1) */
 	u16 rx_next;		/* the victim's next DDP-SSN to look at */
@@ -183,7 +190,7 @@ static int sctp_send(struct peer *p, u32 ppid, const void *buf, size_t len,
 	cm.h.cmsg_level = IPPROTO_SCTP;
 	cm.h.cmsg_type = SCTP_SNDINFO;
 	cm.h.cmsg_len = CMSG_LEN(sizeof(*si));
-	si->snd_sid = STREAM;
+	si->snd_sid = p->sid;
 	si->snd_flags = SCTP_UNORDERED;
 	si->snd_ppid = htonl(ppid);
 	if (sendmsg(p->fd, &m, MSG_NOSIGNAL | flags) != (ssize_t)len)
@@ -272,9 +279,11 @@ static int on_data(struct peer *p, const struct sctp_rcvinfo *ri, int flags,
 
 	if (!(flags & MSG_EOR))
 		return fail(p, "a message larger than %zu octets", MSG_MAX);
-	if (ri->rcv_sid != STREAM)
-		return fail(p, "a chunk on stream %u, not %u (§6)",
-			    ri->rcv_sid, STREAM);
+	if (p->sid < 0)
+		p->sid = ri->rcv_sid;
+	if (ri->rcv_sid != p->sid)
+		return fail(p, "a chunk on stream %u, not %d (§6)",
+			    ri->rcv_sid, p->sid);
 	if (!(ri->rcv_flags & SCTP_UNORDERED))
 		return fail(p, "an ordered chunk (§10: U = 1)");
 	if (ppid != SCTP_DDP_PPID_SEGMENT && ppid != SCTP_DDP_PPID_SESSION_CTRL)
@@ -827,7 +836,7 @@ static bool case_at(unsigned int i, struct sctp_case *c)
 
 static int run(const struct sctp_case *c, const char *addr, const char *port)
 {
-	struct peer p = { .fd = -1 };
+	struct peer p = { .fd = -1, .sid = STREAM };
 	long start = now_ms();
 	int rc;
 
@@ -837,6 +846,78 @@ static int run(const struct sctp_case *c, const char *addr, const char *port)
 	if (p.fd >= 0)
 		close(p.fd);
 	printf("%s - %s: %s (%ld ms)\n", rc ? "not ok" : "ok", c->name,
+	       p.what, now_ms() - start);
+	return !!rc;
+}
+
+/*
+ * --serve: the client's Initiate (any private data), answered by an
+ * Accept with arg octets of private data.  §5.2.3 allows 512; iw_cm
+ * gives a ULP 255 at most (a u8 length), so the client cannot take more
+ * whole: its connect fails, and its Session Terminate ends the session.
+ */
+static int s_accept_pdata(struct peer *p, const struct sctp_case *c)
+{
+	const struct rx_chunk *in = chunk_at(p, 0, SERVE_MS);
+	u8 pd[1024];
+
+	if (!in)
+		return -1;
+	if (ctrl_func(in) != SCTP_DDP_FUNC_INITIATE)
+		return fail(p, "the client's first chunk: %s, not an Initiate",
+			    in->ppid == SCTP_DDP_PPID_SEGMENT ? "a segment" :
+			    func_str(ctrl_func(in)));
+	if (!p->adapt_seen || p->adapt_ind != SCTP_DDP_ADAPT_IND_DDP)
+		return fail(p, "no DDP adaptation indication from the client");
+	p->rx_next = 1;
+	if (send_ctrl(p, SCTP_DDP_FUNC_ACCEPT, pd,
+		      name_pdata(pd, c->name, c->arg)))
+		return -1;
+	return expect_terminates(p, NULL);
+}
+
+static const struct sctp_case serve_cases[] = {
+	CASE("accept-pdata-300", s_accept_pdata, V_NONE, .arg = 300),
+};
+
+/* Listen on ADDR:PORT ("listening" once it does), take one association. */
+static int sctp_serve(struct peer *p, const char *addr, const char *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int lfd = sctp_sock(ADAPT_DDP);
+
+	sin.sin_port = htons(atoi(port));
+	if (lfd < 0)
+		return fail(p, "SCTP socket: %s", strerror(errno));
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1 ||
+	    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 1)) {
+		close(lfd);
+		return fail(p, "SCTP listen on %s:%s: %s", addr, port,
+			    strerror(errno));
+	}
+	printf("listening\n");
+	fflush(stdout);
+	if (wait_readable(lfd, SERVE_MS) > 0)
+		p->fd = accept(lfd, NULL, NULL);
+	close(lfd);
+	if (p->fd < 0)
+		return fail(p, "no association within %d ms", SERVE_MS);
+	return 0;
+}
+
+static int run_serve(const struct sctp_case *c, const char *addr,
+		     const char *port)
+{
+	struct peer p = { .fd = -1, .sid = -1 };
+	long start = now_ms();
+	int rc;
+
+	rc = sctp_serve(&p, addr, port);
+	if (!rc)
+		rc = c->run(&p, c);
+	if (p.fd >= 0)
+		close(p.fd);
+	printf("%s - serve %s: %s (%ld ms)\n", rc ? "not ok" : "ok", c->name,
 	       p.what, now_ms() - start);
 	return !!rc;
 }
@@ -930,9 +1011,19 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "--check-victim"))
 		return check_victims(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "--serve")) {
+		for (i = 0; i < ARRAY_SIZE(serve_cases); i++)
+			if (!strcmp(serve_cases[i].name, argv[4]))
+				return run_serve(&serve_cases[i], argv[2],
+						 argv[3]);
+		fprintf(stderr, "mal_peer_sctp: no serve case %s\n", argv[4]);
+		return 2;
+	}
 	if (argc != 4) {
 		fprintf(stderr, "usage: %s ADDR PORT CASE | --list | --victims\n"
-			"       %s --check-victim LOG\n", argv[0], argv[0]);
+			"       %s --serve ADDR PORT CASE\n"
+			"       %s --check-victim LOG\n",
+			argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	for (i = 0; case_at(i, &c); i++)

@@ -174,6 +174,23 @@ sctp_mute_peer() {
 		grep -q "association up" "$TMPDIR/mute.log"
 }
 
+# A DDP peer whose Accept carries 300 octets of private data (RFC 5043
+# §5.2.3 allows 512; iw_cm passes a ULP 255 at most): the client's connect
+# fails rather than go on with part of it, and the peer gets the client's
+# Session Terminate, no segment (tools/mal_peer_sctp --serve).
+sctp_accept_pdata() {
+	local peer=$top/tools/bin/mal_peer_sctp rc=0 pid
+	ip netns exec h1 timeout 90 "$peer" --serve 192.0.2.1 7176 \
+		accept-pdata-300 > "$TMPDIR/accept.log" 2>&1 &
+	pid=$!
+	retry 20 grep -q listening "$TMPDIR/accept.log" || rc=1
+	[ $rc = 0 ] && ip netns exec h2 timeout 60 \
+		rping -c -a 192.0.2.1 -p 7176 -C 1 && rc=1
+	wait $pid || rc=1
+	cat "$TMPDIR/accept.log"
+	return $rc
+}
+
 sctp_rmmod_live() {
 	local rc=0
 	rmmod sw_ddp || rc=1
@@ -238,6 +255,8 @@ sctp_tests() {
 	t "association lost under rping: both ends fail fast" sctp_assoc_loss
 	t "SCTP on the wire: PPIDs 16 and 17, U=1, DDP adaptation indication" \
 		sctp_wire
+	t "an Accept with more private data than iw_cm carries fails the connect" \
+		sctp_accept_pdata
 	t "connect to a DDP peer that never answers times out" sctp_mute_peer
 	t "rmmod with an association up takes it down" sctp_rmmod_live
 	netns_down
