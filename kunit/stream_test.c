@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include "flat_in.h"
@@ -48,6 +49,7 @@ struct stream_fx {
 	struct ib_cq *cq[2];
 	struct pipe_end end[2];
 	u8 *buf[2];
+	struct ib_mr *fr_mr;		/* a case's, freed before the PD */
 };
 
 /* Cases run one at a time; the suite's init and exit share this. */
@@ -201,6 +203,8 @@ static void stream_exit(struct kunit *test)
 		}
 		mpa_tx_fini(&e->tx);
 	}
+	if (sf && sf->fr_mr)
+		ib_dereg_mr(sf->fr_mr);
 	if (sf && sf->pd)
 		ib_dealloc_pd(sf->pd);
 	the_sf = NULL;
@@ -351,6 +355,76 @@ static void stream_read_short_now(struct kunit *test)
 static void stream_read_short_refused(struct kunit *test)
 {
 	stream_read_short(test, true);
+}
+
+/* IB_WR_REG_MR on end 0, signalled, and its completion. */
+static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
+{
+	struct ib_reg_wr reg = {
+		.wr = { .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.mr = mr,
+		.key = mr->rkey,
+		.access = IB_ACCESS_LOCAL_WRITE,
+	};
+	struct ib_wc wc;
+
+	if (ib_post_send(sf->end[0].qp, &reg.wr, NULL) ||
+	    !poll_one(sf->cq[0], &wc))
+		return IB_WC_GENERAL_ERR;
+	return wc.status;
+}
+
+/*
+ * A Read with Local Invalidate, as rdma_rw posts for every Read on iWARP
+ * (the sink a fast-register MR, invalidate_rkey its STag): the data
+ * lands, then the STag is invalid, so registering it again succeeds (a
+ * valid one is refused).  One that names another STag is refused at post.
+ */
+static void stream_read_inv(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	const struct ib_send_wr *bad;
+	struct scatterlist sg;
+	struct ib_rdma_wr rd;
+	struct ib_sge sge;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+
+	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sf->fr_mr = mr;
+	sg_init_one(&sg, sf->buf[0], 256);
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
+					    DMA_BIDIRECTIONAL), 1);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
+
+	fill(sf->buf[1], 256, 11);
+	memset(sf->buf[0], 0, 256);
+	sge = (struct ib_sge){ .addr = mr->iova, .length = 256,
+			       .lkey = mr->lkey };
+	rd = (struct ib_rdma_wr){
+		.wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_READ_WITH_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.invalidate_rkey = mr->lkey + 1 },
+		.remote_addr = (uintptr_t)sf->buf[1],
+		.rkey = sf->pd->unsafe_global_rkey,
+	};
+	KUNIT_EXPECT_EQ(test, ib_post_send(sf->end[0].qp, &rd.wr, &bad),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, &rd.wr);
+
+	rd.wr.ex.invalidate_rkey = mr->lkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &rd.wr, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 256);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], 256);
+	KUNIT_EXPECT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
 }
 
 static int post_recv(struct stream_fx *sf, int at, u32 len)
@@ -972,6 +1046,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_read),
 	KUNIT_CASE(stream_read_short_now),
 	KUNIT_CASE(stream_read_short_refused),
+	KUNIT_CASE(stream_read_inv),
 	KUNIT_CASE(stream_read_ord),
 	KUNIT_CASE(stream_send),
 	KUNIT_CASE(stream_send_zero),

@@ -154,6 +154,14 @@ int sw_ddp_rqe_take(struct siw_rqe *slot, struct siw_rqe *rqe);
  * that a completion handler may take.  See sq.c and rq.c.
  */
 int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq);
+
+/* An RDMA Read, with Local Invalidate or without: it takes an ORD slot. */
+static inline bool sw_ddp_sqe_is_read(const struct siw_sqe *sqe)
+{
+	return sqe->opcode == SIW_OP_READ ||
+	       sqe->opcode == SIW_OP_READ_LOCAL_INV;
+}
+
 int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 		       enum ib_wc_status status);
 bool sw_ddp_sq_pending(struct sw_ddp_qp *qp);

@@ -151,27 +151,40 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s)
 	return SW_DDP_TERM_OK;
 }
 
+/*
+ * The last Read Response segment has landed: complete the Read.  Its slot
+ * is the transmit side's again once ord_get moves, so what completion
+ * needs is taken first.  A Read with Local Invalidate invalidates its
+ * Data Sink's STag before it completes; if it cannot (the consumer's
+ * error, not the peer's), the Read completes in error and the stream
+ * ends, as for any local work request that fails.
+ */
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 {
 	struct sw_ddp_read *rd = rdmap_rx_ord_head(s);
-	bool rtr, kick;
-	u32 seq;
+	struct sw_ddp_read done;
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	bool kick;
 
 	rd->done += s->seg.len;
 	if (!s->seg.last)
 		return SW_DDP_TERM_OK;
 	if (rd->done != rd->req.size)
 		return DDP_ERR_T_BASE_BOUNDS;
-	seq = rd->sq_seq;
-	rtr = rd->rtr;
+	done = *rd;
 	spin_lock_bh(&s->lock);
 	s->ord_get++;
 	kick = s->ord_wait;
 	s->ord_wait = false;
 	spin_unlock_bh(&s->lock);
+	if (done.inval && sw_ddp_mem_invalidate(s->sdev, s->qp->base.pd,
+						done.inval_stag))
+		status = IB_WC_LOC_PROT_ERR;
 	/* RFC 6581: our Read RTR was answered; it has no SQE to complete */
-	if (!rtr && sw_ddp_sq_complete(s->qp, seq, rd->req.size,
-				       IB_WC_SUCCESS) == -EOVERFLOW)
+	if (!done.rtr && sw_ddp_sq_complete(s->qp, done.sq_seq, done.req.size,
+					    status) == -EOVERFLOW)
+		return RDMAP_ERR_LOCAL_CATASTROPHIC;
+	if (status != IB_WC_SUCCESS)
 		return RDMAP_ERR_LOCAL_CATASTROPHIC;
 	/*
 	 * The engine goes on if an SQE waits for this slot, or if libsiw

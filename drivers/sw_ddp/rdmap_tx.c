@@ -204,6 +204,8 @@ static enum ib_wc_status rdmap_tx_read(struct sw_ddp_stream *s,
 			.src_to = sqe->raddr,
 		},
 		.sq_seq = seq,
+		.inval = sqe->opcode == SIW_OP_READ_LOCAL_INV,
+		.inval_stag = sqe->sge[0].lkey,
 	};
 	s->ord_put++;
 	spin_unlock_bh(&s->lock);
@@ -244,7 +246,7 @@ static bool rdmap_tx_must_wait_locked(struct sw_ddp_stream *s,
 	u32 reads = s->ord_put - s->ord_get;
 
 	lockdep_assert_held(&s->lock);
-	s->ord_wait = (sqe->opcode == SIW_OP_READ && reads >= s->ord) ||
+	s->ord_wait = (sw_ddp_sqe_is_read(sqe) && reads >= s->ord) ||
 		      (reads && sqe->flags & SIW_WQE_READ_FENCE);
 	return s->ord_wait;
 }
@@ -273,6 +275,7 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 		status = rdmap_tx_data(s, sqe, &bytes);
 		break;
 	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
 		status = rdmap_tx_read(s, sqe, seq);
 		if (status == IB_WC_SUCCESS)
 			return;		/* completes with its response */

@@ -102,9 +102,6 @@ static bool sqe_opcode_ok(u8 opcode, bool user)
 /* Check an SQE the kernel has copied; a user QP's SQEs are hostile. */
 static int sqe_check(const struct siw_sqe *sqe, bool user)
 {
-	bool read = sqe->opcode == SIW_OP_READ ||
-		    sqe->opcode == SIW_OP_READ_LOCAL_INV;
-
 	if ((sqe->flags & ~SQE_FLAGS) || !sqe_opcode_ok(sqe->opcode, user))
 		return -EINVAL;
 	if (sqe->flags & SIW_WQE_INLINE)
@@ -116,7 +113,7 @@ static int sqe_check(const struct siw_sqe *sqe, bool user)
 	if (sqe->num_sge > SIW_MAX_SGE)
 		return -EINVAL;
 	/* A Read Request names one Data Sink (RFC 5040 §4.4). */
-	if (read && sqe->num_sge != 1)
+	if (sw_ddp_sqe_is_read(sqe) && sqe->num_sge != 1)
 		return -EINVAL;
 	return 0;
 }
@@ -225,6 +222,15 @@ static int sqe_from_wr(struct siw_sqe *sqe, const struct ib_send_wr *wr,
 	int err = 0;
 
 	if (opcode < 0 || wr->num_sge < 0 || wr->num_sge > SW_DDP_MAX_SGE)
+		return -EINVAL;
+	/*
+	 * A Read with Local Invalidate invalidates its Data Sink's STag
+	 * once the data is there (siw's rule too); rdma_rw, which posts one
+	 * for every Read on iWARP, names that STag.
+	 */
+	if (wr->opcode == IB_WR_RDMA_READ_WITH_INV &&
+	    (wr->num_sge != 1 ||
+	     wr->ex.invalidate_rkey != wr->sg_list[0].lkey))
 		return -EINVAL;
 
 	memset(sqe, 0, sizeof(*sqe));

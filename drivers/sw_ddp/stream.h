@@ -33,6 +33,8 @@ struct sw_ddp_read {
 	struct rdmap_read_req req;
 	u32 sq_seq;			/* ORD: the Read SQE */
 	bool rtr;			/* ORD: our RFC 6581 RTR, no SQE */
+	bool inval;			/* ORD: then invalidate inval_stag */
+	u32 inval_stag;			/* (Read with Local Invalidate) */
 	u32 done;			/* octets placed (ORD) or sent (IRD) */
 	struct sw_ddp_mr *mr;		/* IRD: the Data Source */
 };
