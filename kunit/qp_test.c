@@ -286,6 +286,12 @@ static void post_send_refuses_bad_wrs(struct kunit *test)
 	wr[0] = (struct ib_send_wr){ .opcode = IB_WR_SEND, .sg_list = sge,
 				     .num_sge = SW_DDP_MAX_SGE + 1 };
 	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
+	/* max_msg_sz: the SGEs together name more than U32_MAX octets */
+	wr[0].num_sge = 2;
+	sge[0].length = 0x80000000;
+	sge[1].length = 0x80000000;
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
+	sge[1].length = 8;
 	/* RFC 5040: one Data Sink per Read */
 	wr[0] = (struct ib_send_wr){ .opcode = IB_WR_RDMA_READ, .sg_list = sge,
 				     .num_sge = 2 };
@@ -328,6 +334,11 @@ static void post_refuses_when_full(struct kunit *test)
 				  .num_sge = SW_DDP_MAX_SGE + 1 };
 	struct ib_wc wc[8];
 
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &big, &rbad), -EINVAL);
+	/* more than max_msg_sz (U32_MAX) octets in one receive */
+	big.num_sge = 2;
+	sge[0].length = 0x80000000;
+	sge[1].length = 0x80000000;
 	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &big, &rbad), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, rwr, &rbad), -ENOMEM);
 	KUNIT_EXPECT_PTR_EQ(test, rbad, (const struct ib_recv_wr *)&rwr[2]);
@@ -592,7 +603,7 @@ static void rq_refuses_malformed_rqe(struct kunit *test)
 	struct ib_cq *cq = qf_cq(test, 8);
 	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
 	struct sw_ddp_qp *sqp = to_qp(qp);
-	struct siw_rqe rqe;
+	struct siw_rqe rqe, *slot;
 	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 9), 0);
@@ -602,6 +613,18 @@ static void rq_refuses_malformed_rqe(struct kunit *test)
 	expect_wc(test, &wc, 9, IB_WC_RECV, IB_WC_LOC_QP_OP_ERR);
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
 	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_ERR);
+
+	/* SGEs whose lengths wrap a u32 together, as a user ring may say */
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_RESET), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 10), 0);
+	slot = &sqp->rq.ring[sqp->rq.get & (sqp->rq.num - 1)];
+	KUNIT_ASSERT_EQ(test, slot->id, 10);
+	slot->num_sge = 2;
+	slot->sge[0].length = 0xfffffff0;
+	slot->sge[1].length = 0x20;
+	KUNIT_EXPECT_EQ(test, sw_ddp_rq_get(sqp, &rqe), -EINVAL);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, &wc, 1), 1);
+	expect_wc(test, &wc, 10, IB_WC_RECV, IB_WC_LOC_QP_OP_ERR);
 }
 
 static void srq_create_checks(struct kunit *test)

@@ -155,6 +155,20 @@ int sw_ddp_rqe_take(struct siw_rqe *slot, struct siw_rqe *rqe);
  */
 int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq);
 
+/*
+ * A WQE's SGEs name at most max_msg_sz (U32_MAX) octets together: more
+ * would wrap the u32 message length the engine counts in.
+ */
+static inline bool sw_ddp_sge_len_ok(const struct siw_sge *sge, u32 n)
+{
+	u64 len = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		len += sge[i].length;
+	return len <= U32_MAX;
+}
+
 /* An RDMA Read, with Local Invalidate or without: it takes an ORD slot. */
 static inline bool sw_ddp_sqe_is_read(const struct siw_sqe *sqe)
 {

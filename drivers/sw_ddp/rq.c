@@ -81,6 +81,9 @@ int sw_ddp_rqe_fill(struct siw_rqe *slot, const struct ib_recv_wr *wr)
 		slot->sge[i].length = wr->sg_list[i].length;
 		slot->sge[i].lkey = wr->sg_list[i].lkey;
 	}
+	/* the slot is not valid yet: nothing is posted */
+	if (!sw_ddp_sge_len_ok(slot->sge, wr->num_sge))
+		return -EINVAL;
 	/* The RQE is complete before it is valid to the taker. */
 	smp_store_release(&slot->flags, SIW_WQE_VALID);
 	return 0;
@@ -104,7 +107,8 @@ int sw_ddp_rqe_take(struct siw_rqe *slot, struct siw_rqe *rqe)
 	smp_store_release(&slot->flags, 0);
 	rqe->flags = flags;
 	rqe->opcode = SIW_OP_RECEIVE;
-	if (flags != SIW_WQE_VALID || rqe->num_sge > SIW_MAX_SGE)
+	if (flags != SIW_WQE_VALID || rqe->num_sge > SIW_MAX_SGE ||
+	    !sw_ddp_sge_len_ok(rqe->sge, rqe->num_sge))
 		return -EINVAL;
 	return 0;
 }

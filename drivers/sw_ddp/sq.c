@@ -110,7 +110,8 @@ static int sqe_check(const struct siw_sqe *sqe, bool user)
 		       sqe->sge[0].length <= SIW_MAX_INLINE ? 0 : -EINVAL;
 	if (sqe->opcode == SIW_OP_REG_MR || sqe->opcode == SIW_OP_INVAL_STAG)
 		return sqe->num_sge ? -EINVAL : 0;
-	if (sqe->num_sge > SIW_MAX_SGE)
+	if (sqe->num_sge > SIW_MAX_SGE ||
+	    !sw_ddp_sge_len_ok(sqe->sge, sqe->num_sge))
 		return -EINVAL;
 	/* A Read Request names one Data Sink (RFC 5040 §4.4). */
 	if (sw_ddp_sqe_is_read(sqe) && sqe->num_sge != 1)
@@ -238,6 +239,10 @@ static int sqe_from_wr(struct siw_sqe *sqe, const struct ib_send_wr *wr,
 	sqe->opcode = opcode;
 	sqe->flags = sqe_flags_from_wr(wr, sig_all);
 	sqe_copy_target(sqe, wr);
+	/* inline data is for Sends and Writes: copy none for another */
+	if ((sqe->flags & SIW_WQE_INLINE) && opcode != SIW_OP_SEND &&
+	    opcode != SIW_OP_WRITE)
+		return -EINVAL;
 	if (sqe->flags & SIW_WQE_INLINE)
 		err = sqe_copy_inline(sqe, wr);
 	else if (opcode != SIW_OP_REG_MR)	/* sge[] holds its access */
