@@ -941,6 +941,25 @@ static void stream_read_refused_quoted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rr.size, 100);
 }
 
+/*
+ * A QP its consumer moved to ERROR is not reset while its stream is still
+ * closing: the old connection could deliver into WQEs posted for a new
+ * one.  The pipe's close() leaves the stream attached until the end.
+ */
+static void stream_reset_while_closing(struct kunit *test)
+{
+	struct stream_fx *sf = sfx(test);
+	struct ib_qp *qp = sf->end[0].qp;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_RESET), -EBUSY);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_INIT), -EBUSY);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &attr, IB_QP_STATE, &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_ERR);
+}
+
 /* Take @access away from end @i's QP, as its consumer may in RTS. */
 static void qp_allow(struct kunit *test, struct stream_fx *sf, int i,
 		     int access)
@@ -1059,6 +1078,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_ird_zero),
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
+	KUNIT_CASE(stream_reset_while_closing),
 	KUNIT_CASE(stream_qp_no_remote_write),
 	KUNIT_CASE(stream_qp_no_remote_write_zero),
 	KUNIT_CASE(stream_qp_no_remote_read),

@@ -168,7 +168,9 @@ static void qp_set_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
 /*
  * The state changes a consumer may ask for.  ERROR is always allowed.
  * IDLE is left for RTS by the connection manager with a connection, and
- * re-entered from ERROR.  CLOSING (a graceful close) is entered from RTS;
+ * re-entered from ERROR once the LLP stream has closed (-EBUSY before:
+ * the old connection could still deliver into WQEs posted for a new
+ * one).  CLOSING (a graceful close) is entered from RTS;
  * TERMINATE only by the engine, on a Terminate message.  Leaving RTS also
  * involves the LLP: the connection manager's part (cm.c, to come).
  */
@@ -180,7 +182,9 @@ static int qp_check_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
 		return 0;
 	switch (to) {
 	case SW_DDP_QPS_IDLE:
-		return from == SW_DDP_QPS_ERROR ? 0 : -EINVAL;
+		if (from != SW_DDP_QPS_ERROR)
+			return -EINVAL;
+		return qp->llp ? -EBUSY : 0;
 	case SW_DDP_QPS_RTS:
 		if (from != SW_DDP_QPS_IDLE)
 			return -EINVAL;
