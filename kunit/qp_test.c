@@ -252,6 +252,24 @@ static void post_in_error_flushes_at_once(struct kunit *test)
 	expect_wc(test, &wc[1], 6, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
 }
 
+/*
+ * A WR posted in ERROR whose flush completion the CQ cannot take (it has
+ * overflowed) is refused: ib_drain_qp() would wait for it forever.
+ */
+static void post_in_error_cq_full(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 2);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	int i, err = 0;
+
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	for (i = 0; i < 1024 && !err; i++)
+		err = qf_post_send(qp, i, IB_WR_SEND, 0);
+	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
+	KUNIT_EXPECT_GE(test, i, 3);
+	KUNIT_EXPECT_EQ(test, qf_post_recv(qp, 99), -ENOMEM);
+}
+
 static int post_one(struct ib_qp *qp, struct ib_send_wr *wr)
 {
 	const struct ib_send_wr *bad = NULL;
@@ -836,6 +854,7 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(error_flushes_receives_in_order),
 	KUNIT_CASE(error_flushes_queued_sends),
 	KUNIT_CASE(post_in_error_flushes_at_once),
+	KUNIT_CASE(post_in_error_cq_full),
 	KUNIT_CASE(post_send_refuses_bad_wrs),
 	KUNIT_CASE(post_refuses_when_full),
 	KUNIT_CASE(drain_qp_completes),

@@ -180,7 +180,10 @@ static int rq_post_locked(struct sw_ddp_qp *qp, const struct ib_recv_wr **wr)
 	return 0;
 }
 
-/* In ERROR: flush what the ring holds, then each WR (ib_drain_rq()). */
+/*
+ * In ERROR: flush what the ring holds, then each WR (ib_drain_rq()); one
+ * the CQ cannot take is refused, as for sends (sq.c).
+ */
 static int rq_post_flush_locked(struct sw_ddp_qp *qp,
 				const struct ib_recv_wr **wr, bool *notify)
 {
@@ -191,7 +194,8 @@ static int rq_post_flush_locked(struct sw_ddp_qp *qp,
 		if ((*wr)->num_sge < 0 || (*wr)->num_sge > SW_DDP_MAX_SGE)
 			return -EINVAL;
 		rq_wc(qp, (*wr)->wr_id, IB_WC_WR_FLUSH_ERR, &wc);
-		sw_ddp_cq_add(qp_rcq(qp), &wc, notify);
+		if (sw_ddp_cq_add(qp_rcq(qp), &wc, notify))
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -216,8 +216,8 @@ static u16 sqe_flags_from_wr(const struct ib_send_wr *wr, bool sig_all)
 }
 
 /* A kernel consumer's send WR as an SQE: immediate errors are -EINVAL. */
-static int sqe_from_wr(struct siw_sqe *sqe, const struct ib_send_wr *wr,
-		       bool sig_all)
+static int sqe_from_wr(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
+		       const struct ib_send_wr *wr)
 {
 	int opcode = sqe_opcode_from_wr(wr->opcode);
 	int err = 0;
@@ -237,7 +237,7 @@ static int sqe_from_wr(struct siw_sqe *sqe, const struct ib_send_wr *wr,
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->id = wr->wr_id;
 	sqe->opcode = opcode;
-	sqe->flags = sqe_flags_from_wr(wr, sig_all);
+	sqe->flags = sqe_flags_from_wr(wr, qp->sig_all);
 	sqe_copy_target(sqe, wr);
 	/* inline data is for Sends and Writes: copy none for another */
 	if ((sqe->flags & SIW_WQE_INLINE) && opcode != SIW_OP_SEND &&
@@ -420,7 +420,7 @@ static int sq_post_locked(struct sw_ddp_qp *qp, const struct ib_send_wr **wr)
 	for (; *wr; *wr = (*wr)->next) {
 		if (sq->put - sq->get == sq->num)
 			return -ENOMEM;
-		err = sqe_from_wr(&sqe, *wr, qp->sig_all);
+		err = sqe_from_wr(qp, &sqe, *wr);
 		if (err)
 			return err;
 		sqe_publish(sq_slot(sq, sq->put), &sqe);
@@ -431,7 +431,9 @@ static int sq_post_locked(struct sw_ddp_qp *qp, const struct ib_send_wr **wr)
 
 /*
  * Posting to a QP in ERROR completes each WR with a flush error right away
- * (ib_drain_sq() relies on it), after what the ring still holds.
+ * (ib_drain_sq() relies on it), after what the ring still holds.  A WR
+ * whose completion the CQ cannot take (it overflowed) is not posted: the
+ * caller hears -ENOMEM, not a completion that never comes.
  */
 static int sq_post_flush_locked(struct sw_ddp_qp *qp,
 				const struct ib_send_wr **wr, bool *notify)
@@ -442,11 +444,12 @@ static int sq_post_flush_locked(struct sw_ddp_qp *qp,
 
 	sq_flush_locked(qp, notify);
 	for (; *wr; *wr = (*wr)->next) {
-		err = sqe_from_wr(&sqe, *wr, qp->sig_all);
+		err = sqe_from_wr(qp, &sqe, *wr);
 		if (err)
 			return err;
 		sq_flush_wc(qp, sqe.id, sqe.opcode, &wc);
-		sw_ddp_cq_add(qp_scq(qp), &wc, notify);
+		if (sw_ddp_cq_add(qp_scq(qp), &wc, notify))
+			return -ENOMEM;
 	}
 	return 0;
 }
