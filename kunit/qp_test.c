@@ -331,6 +331,57 @@ static void post_send_refuses_bad_wrs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 0);
 }
 
+/*
+ * IB_WR_REG_MR: what makes it fail whenever it runs is refused at post,
+ * with *bad_wr on it and nothing posted.
+ */
+static void post_refuses_bad_reg(struct kunit *test)
+{
+	struct qfix *fx = test->priv;
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct ib_pd *other = ib_alloc_pd(fx->ibdev, 0);
+	struct ib_mr *mr = ib_alloc_mr(fx->pd, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_mr *theirs = ib_alloc_mr(other, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_reg_wr reg = {
+		.wr = { .opcode = IB_WR_REG_MR },
+		.access = IB_ACCESS_LOCAL_WRITE,
+	};
+	const struct ib_send_wr *bad = NULL;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	KUNIT_EXPECT_FALSE(test, IS_ERR(mr));
+	KUNIT_EXPECT_FALSE(test, IS_ERR(theirs));
+	if (IS_ERR(mr) || IS_ERR(theirs))
+		goto out;
+	/* no MR */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, &reg.wr);
+	/* remote write without local write (ib_check_mr_access()) */
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_REMOTE_WRITE;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, &bad), -EINVAL);
+	/* a key of another STag index */
+	reg.access = IB_ACCESS_LOCAL_WRITE;
+	reg.key = mr->rkey + 0x100;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, &bad), -EINVAL);
+	/* an MR of another PD */
+	reg.mr = theirs;
+	reg.key = theirs->rkey;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, &bad), -EACCES);
+	/* nothing was posted */
+	KUNIT_EXPECT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 0);
+out:
+	if (!IS_ERR(theirs))
+		ib_dereg_mr(theirs);
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+	ib_dealloc_pd(other);
+}
+
 static void post_refuses_when_full(struct kunit *test)
 {
 	struct ib_cq *cq = qf_cq(test, 8);
@@ -856,6 +907,7 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(post_in_error_flushes_at_once),
 	KUNIT_CASE(post_in_error_cq_full),
 	KUNIT_CASE(post_send_refuses_bad_wrs),
+	KUNIT_CASE(post_refuses_bad_reg),
 	KUNIT_CASE(post_refuses_when_full),
 	KUNIT_CASE(drain_qp_completes),
 	KUNIT_CASE(destroy_flushes_outstanding),

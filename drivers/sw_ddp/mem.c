@@ -386,12 +386,9 @@ static int sw_ddp_fr_apply_locked(struct sw_ddp_mr *mr,
 	u64 room, end;
 
 	/* Only an invalid STag may be registered, and only its key changes */
+	/* PD, key index: sw_ddp_mem_fast_reg_check() */
 	if (mr->state != SW_DDP_MR_INVALID)
 		return mr->state == SW_DDP_MR_VALID ? -EBUSY : -EINVAL;
-	if (mr->pd != pd)
-		return -EACCES;
-	if (sw_ddp_stag_index(wr->key) != sw_ddp_stag_index(mr->stag))
-		return -EINVAL;
 
 	pl = mr->fr.staged->fresh ? mr->fr.staged : mr->fr.active;
 	if (!pl->npages)
@@ -415,6 +412,34 @@ static int sw_ddp_fr_apply_locked(struct sw_ddp_mr *mr,
 }
 
 /**
+ * sw_ddp_mem_fast_reg_check() - what an IB_WR_REG_MR may be refused for
+ * at post
+ * @pd: the PD of the QP it is posted to
+ * @wr: the work request
+ *
+ * What does not change until it runs: an MR of ours, fast-register, of
+ * @pd, the key's index its own, and access flags we take.  Whether the
+ * STag is invalid and the MR mapped is known only when it runs.
+ *
+ * Return: 0, or the errno sw_ddp_mem_fast_reg() would return.
+ */
+int sw_ddp_mem_fast_reg_check(const struct ib_pd *pd,
+			      const struct ib_reg_wr *wr)
+{
+	struct sw_ddp_mr *mr;
+
+	if (!wr->mr || wr->mr->device != pd->device)
+		return -EINVAL;
+	mr = to_sw_ddp_mr(wr->mr);
+	if (mr->kind != SW_DDP_MR_FAST_REG ||
+	    sw_ddp_stag_index(wr->key) != sw_ddp_stag_index(mr->stag))
+		return -EINVAL;
+	if (mr->pd != pd)
+		return -EACCES;
+	return sw_ddp_mr_check_access(wr->access);
+}
+
+/**
  * sw_ddp_mem_fast_reg() - execute an IB_WR_REG_MR
  * @pd: the PD of the QP whose send queue executes it
  * @wr: the work request: MR, new STag (wr->key) and access
@@ -428,15 +453,14 @@ static int sw_ddp_fr_apply_locked(struct sw_ddp_mr *mr,
  */
 int sw_ddp_mem_fast_reg(const struct ib_pd *pd, const struct ib_reg_wr *wr)
 {
-	struct sw_ddp_mr *mr = to_sw_ddp_mr(wr->mr);
+	struct sw_ddp_mr *mr;
 	int err;
 
-	if (mr->kind != SW_DDP_MR_FAST_REG)
-		return -EINVAL;
-	err = sw_ddp_mr_check_access(wr->access);
+	err = sw_ddp_mem_fast_reg_check(pd, wr);
 	if (err)
 		return err;
 
+	mr = to_sw_ddp_mr(wr->mr);
 	write_lock_bh(&mr->lock);
 	err = sw_ddp_fr_apply_locked(mr, pd, wr);
 	write_unlock_bh(&mr->lock);

@@ -194,6 +194,8 @@ int sw_ddp_mem_invalidate(struct sw_ddp_dev *sdev, const struct ib_pd *pd,
 enum sw_ddp_mem_err sw_ddp_mem_remote_invalidate(struct sw_ddp_dev *sdev,
 						 const struct ib_pd *pd,
 						 u32 stag);
+int sw_ddp_mem_fast_reg_check(const struct ib_pd *pd,
+			      const struct ib_reg_wr *wr);
 int sw_ddp_mem_fast_reg(const struct ib_pd *pd, const struct ib_reg_wr *wr);
 
 /*

@@ -26,6 +26,7 @@
 #include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 
+#include "mem.h"
 #include "qp.h"
 #include "umap.h"
 
@@ -215,7 +216,10 @@ static u16 sqe_flags_from_wr(const struct ib_send_wr *wr, bool sig_all)
 	return flags;
 }
 
-/* A kernel consumer's send WR as an SQE: immediate errors are -EINVAL. */
+/*
+ * A kernel consumer's send WR as an SQE: what can be refused at post is
+ * (-EINVAL; -EACCES, -EOPNOTSUPP for a registration), not when it runs.
+ */
 static int sqe_from_wr(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
 		       const struct ib_send_wr *wr)
 {
@@ -233,6 +237,11 @@ static int sqe_from_wr(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
 	    (wr->num_sge != 1 ||
 	     wr->ex.invalidate_rkey != wr->sg_list[0].lkey))
 		return -EINVAL;
+	if (wr->opcode == IB_WR_REG_MR) {
+		err = sw_ddp_mem_fast_reg_check(qp->base.pd, reg_wr(wr));
+		if (err)
+			return err;
+	}
 
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->id = wr->wr_id;
