@@ -8,6 +8,7 @@
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/net.h>
+#include <linux/pid.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -319,6 +320,27 @@ static void cm_iw_connect_no_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_connect(t->aid, &p));
 }
 
+/*
+ * rdma_ucm passes a user's QP number as it is: a user QP of another
+ * process is not found for this one (pid 1 stands in for its owner), so
+ * iw_cm refuses before we are called, and that QP is left as it was.
+ * (iw_cm does not take a second connect on this cm_id.)
+ */
+static void cm_iw_connect_not_owner(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct sw_ddp_qp *qp = to_qp(t->qa);
+	struct iw_cm_conn_param p = { .ird = 2, .ord = 2,
+				      .qpn = t->qa->qp_num };
+
+	qp->owner = find_get_pid(1);
+	KUNIT_ASSERT_NOT_NULL(test, qp->owner);
+	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_connect(t->aid, &p));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, qf_state(test, t->qa));
+	put_pid(qp->owner);
+	qp->owner = NULL;	/* a kernel QP again; the e2e tests use their own */
+}
+
 /* Read exactly @len octets from the raw peer. */
 static void iw_raw_read(struct kunit *test, struct iw_test *t, void *buf,
 			size_t len)
@@ -409,6 +431,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_listener_destroyed),
 	KUNIT_CASE(cm_iw_peer_reset),
 	KUNIT_CASE(cm_iw_connect_no_qp),
+	KUNIT_CASE(cm_iw_connect_not_owner),
 	KUNIT_CASE_SLOW(cm_iw_rtr_timeout),
 	{}
 };

@@ -25,6 +25,8 @@
  * and flushes itself after the ring.
  */
 #include <linux/log2.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -399,6 +401,8 @@ static void qp_init(struct sw_ddp_qp *qp, const struct ib_qp_init_attr *attr,
 	 */
 	qp->access = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
 	qp->user = !!udata;
+	if (udata)
+		qp->owner = get_pid(task_tgid(current));
 	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 }
 
@@ -509,6 +513,7 @@ err_qpn:
 err_queues:
 	qp_free_queues(qp);
 err_count:
+	put_pid(qp->owner);
 	atomic_dec(&sdev->num_qp);
 	return err;
 }
@@ -535,6 +540,7 @@ int sw_ddp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sw_ddp_cq_forget_qp(qp_scq(qp), ibqp);
 	sw_ddp_cq_forget_qp(qp_rcq(qp), ibqp);
 	qp_free_queues(qp);
+	put_pid(qp->owner);
 	mutex_destroy(&qp->state_mutex);
 	atomic_dec(&sdev->num_qp);
 	return 0;
@@ -585,6 +591,12 @@ void sw_ddp_iw_rem_ref(struct ib_qp *ibqp)
 /*
  * Called under the iw_cm's spinlock, which then takes its own reference
  * with iw_add_ref(); the QP belongs to the iw_cm's caller meanwhile.
+ *
+ * iw_cm asks from its caller's context (iw_cm_connect(), iw_cm_accept()),
+ * with a QP number rdma_ucm takes from user space as it is: a user QP is
+ * found only for its own process, so one cannot put its connection on
+ * another's QP (its queues, its PD's memory).  A kernel QP belongs to
+ * whichever kernel consumer names it.
  */
 struct ib_qp *sw_ddp_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
@@ -595,5 +607,7 @@ struct ib_qp *sw_ddp_iw_get_qp(struct ib_device *ibdev, int qpn)
 	xa_lock_irqsave(&sdev->qp_xa, flags);
 	qp = xa_load(&sdev->qp_xa, qpn);
 	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	if (qp && qp->owner && qp->owner != task_tgid(current))
+		return NULL;
 	return qp ? &qp->base : NULL;
 }
