@@ -130,10 +130,41 @@ static void test_event_handler(struct ib_event_handler *handler,
 /* A modified EUI-64: flip the universal/local bit, put ff:fe in between. */
 static void node_guid_from_mac(struct kunit *test)
 {
-	struct device_test *ctx = test->priv;
-
-	KUNIT_EXPECT_EQ(test, be64_to_cpu(sw_ddp_node_guid(ctx->netdev)),
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sw_ddp_node_guid(test_mac)),
 			0x00005efffe102030ULL);
+}
+
+/*
+ * A netdev with no address (lo's is zero) still gives a device that
+ * rdma_cm can find: ib_core keeps no zero GID, and rdma_cm looks an
+ * iWARP device up by GID 0.  Ours is then random, and stays.
+ */
+static void newlink_without_mac(struct kunit *test)
+{
+	struct device_test *ctx = test->priv;
+	static const u8 zero[ETH_ALEN];
+	const struct ib_gid_attr *attr;
+	struct ib_device *ibdev;
+	union ib_gid gid, again;
+
+	rtnl_lock();
+	eth_hw_addr_set(ctx->netdev, zero);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test,
+			sw_ddp_newlink(TEST_IBDEV, ctx->netdev, SW_DDP_LLP_TCP),
+			0);
+	ibdev = test_ibdev();
+	KUNIT_ASSERT_NOT_NULL(test, ibdev);
+	KUNIT_ASSERT_EQ(test, rdma_query_gid(ibdev, SW_DDP_PORT, 0, &gid), 0);
+	KUNIT_EXPECT_FALSE(test, is_zero_ether_addr(gid.raw));
+	KUNIT_EXPECT_NE(test, be64_to_cpu(ibdev->node_guid), 0ULL);
+	attr = rdma_get_gid_attr(ibdev, SW_DDP_PORT, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(attr));
+	KUNIT_EXPECT_MEMEQ(test, attr->gid.raw, gid.raw, sizeof(gid.raw));
+	rdma_put_gid_attr(attr);
+	KUNIT_ASSERT_EQ(test, rdma_query_gid(ibdev, SW_DDP_PORT, 0, &again),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, again.raw, gid.raw, sizeof(gid.raw));
 }
 
 static void newlink_registers_iwarp_device(struct kunit *test)
@@ -241,6 +272,7 @@ static void netdev_unregister_removes_device(struct kunit *test)
 static struct kunit_case device_test_cases[] = {
 	KUNIT_CASE(node_guid_from_mac),
 	KUNIT_CASE(newlink_registers_iwarp_device),
+	KUNIT_CASE(newlink_without_mac),
 	KUNIT_CASE(newlink_refuses_duplicates),
 	KUNIT_CASE(newlink_refuses_non_ethernet),
 	KUNIT_CASE(port_follows_carrier),

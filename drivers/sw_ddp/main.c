@@ -13,6 +13,7 @@
  * therefore keeps its own device list and does not hang its netdev on the
  * ib_device with ib_device_set_netdev(); ib_core asks get_netdev instead.
  */
+#include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/module.h>
 #include <kunit/visibility.h>
@@ -82,19 +83,34 @@ static const struct ib_device_ops sw_ddp_lifetime_ops = {
 	.dealloc_driver = sw_ddp_dev_dealloc,
 };
 
-/* A modified EUI-64 from the netdev's MAC, as for IPv6 link-local. */
-VISIBLE_IF_KUNIT __be64 sw_ddp_node_guid(const struct net_device *netdev)
+/*
+ * The MAC our GID and node GUID are made of: the netdev's, or for one
+ * with none (lo's is zero) a random one of our own.  rdma_cm finds an
+ * iWARP device by GID 0, and ib_core keeps no zero GID: a device on lo
+ * would be found by nothing (cma_bind_loopback() wants GID 0 too).
+ */
+void sw_ddp_dev_mac(const struct sw_ddp_dev *sdev, u8 *mac)
 {
-	u8 eui[8] = {};
+	const struct net_device *netdev = sdev->netdev;
+
+	if (netdev->addr_len == ETH_ALEN &&
+	    !is_zero_ether_addr(netdev->dev_addr))
+		ether_addr_copy(mac, netdev->dev_addr);
+	else
+		ether_addr_copy(mac, sdev->own_mac);
+}
+
+/* A modified EUI-64 from a MAC, as for IPv6 link-local. */
+VISIBLE_IF_KUNIT __be64 sw_ddp_node_guid(const u8 *mac)
+{
+	u8 eui[8];
 	__be64 guid;
 
-	if (netdev->addr_len == ETH_ALEN) {
-		memcpy(eui, netdev->dev_addr, 3);
-		memcpy(eui + 5, netdev->dev_addr + 3, 3);
-		eui[0] ^= 2;
-		eui[3] = 0xff;
-		eui[4] = 0xfe;
-	}
+	memcpy(eui, mac, 3);
+	memcpy(eui + 5, mac + 3, 3);
+	eui[0] ^= 2;
+	eui[3] = 0xff;
+	eui[4] = 0xfe;
 	memcpy(&guid, eui, sizeof(guid));
 	return guid;
 }
@@ -105,15 +121,19 @@ static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
 {
 	struct sw_ddp_dev *sdev = ib_alloc_device(sw_ddp_dev, ibdev);
 	struct ib_device *ibdev;
+	u8 mac[ETH_ALEN];
 
 	if (!sdev)
 		return NULL;
 
+	sdev->netdev = netdev;
+	eth_random_addr(sdev->own_mac);
+	sw_ddp_dev_mac(sdev, mac);
 	ibdev = &sdev->ibdev;
 	ibdev->node_type = RDMA_NODE_RNIC;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
-	ibdev->node_guid = sw_ddp_node_guid(netdev);
+	ibdev->node_guid = sw_ddp_node_guid(mac);
 	snprintf(ibdev->node_desc, sizeof(ibdev->node_desc),
 		 "sw_ddp iWARP over %s", sw_ddp_llp_names[llp]);
 	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
@@ -122,7 +142,6 @@ static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
 	ib_set_device_ops(ibdev, &sw_ddp_lifetime_ops);
 
 	sdev->llp = llp;
-	sdev->netdev = netdev;
 	netdev_hold(netdev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->port_state = sw_ddp_port_is_up(netdev) ? IB_PORT_ACTIVE :
 						       IB_PORT_DOWN;

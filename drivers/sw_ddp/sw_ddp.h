@@ -52,6 +52,8 @@ struct sw_ddp_dev {
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
 	enum sw_ddp_llp_type llp;
+	/* The GID's address while the netdev has none (lo): random. */
+	u8 own_mac[ETH_ALEN];
 
 	/* Last port state reported by an event; written under RTNL only. */
 	enum ib_port_state port_state;
@@ -91,9 +93,12 @@ static inline struct sw_ddp_dev *to_sdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct sw_ddp_dev, ibdev);
 }
 
+/* main.c */
+void sw_ddp_dev_mac(const struct sw_ddp_dev *sdev, u8 *mac);
+
 /* main.c; visible for KUnit */
 #if IS_ENABLED(CONFIG_KUNIT)
-__be64 sw_ddp_node_guid(const struct net_device *netdev);
+__be64 sw_ddp_node_guid(const u8 *mac);
 int sw_ddp_newlink(const char *name, struct net_device *netdev,
 		   enum sw_ddp_llp_type llp);
 #endif

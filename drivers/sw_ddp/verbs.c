@@ -109,20 +109,18 @@ static int sw_ddp_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 /*
  * rdma_cm resolves an iWARP peer to a device by the GID that holds the
- * netdev's hardware address (rdma_addr_get_sgid), so that is our only GID.
+ * netdev's hardware address (rdma_addr_get_sgid), so that is our only GID
+ * (main.c: sw_ddp_dev_mac(), for a netdev without one).
  */
 static int sw_ddp_query_gid(struct ib_device *ibdev, u32 port, int index,
 			    union ib_gid *gid)
 {
-	struct net_device *netdev = to_sdev(ibdev)->netdev;
-
 	if (index != 0)
 		return -EINVAL;
 
 	/* A changed address is announced with IB_EVENT_GID_CHANGE (main.c). */
 	memset(gid, 0, sizeof(*gid));
-	memcpy(gid->raw, netdev->dev_addr,
-	       min_t(unsigned int, netdev->addr_len, sizeof(gid->raw)));
+	sw_ddp_dev_mac(to_sdev(ibdev), gid->raw);
 	return 0;
 }
 
