@@ -377,9 +377,10 @@ static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
 
 /*
  * A Read with Local Invalidate, as rdma_rw posts for every Read on iWARP
- * (the sink a fast-register MR, invalidate_rkey its STag): the data
- * lands, then the STag is invalid, so registering it again succeeds (a
- * valid one is refused).  One that names another STag is refused at post.
+ * (the sink a fast-register MR, invalidate_rkey that MR with the key it
+ * had before rdma_rw registered it again): the data lands, then the STag
+ * is invalid, so registering it again succeeds (a valid one is refused).
+ * One that names another MR is refused at post.
  */
 static void stream_read_inv(struct kunit *test)
 {
@@ -390,6 +391,7 @@ static void stream_read_inv(struct kunit *test)
 	struct ib_sge sge;
 	struct ib_mr *mr;
 	struct ib_wc wc;
+	u32 old_key;
 
 	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
@@ -398,6 +400,8 @@ static void stream_read_inv(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
 					    DMA_BIDIRECTIONAL), 1);
 	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	old_key = mr->lkey;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
 	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
 
 	fill(sf->buf[1], 256, 11);
@@ -408,7 +412,7 @@ static void stream_read_inv(struct kunit *test)
 		.wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
 			.opcode = IB_WR_RDMA_READ_WITH_INV,
 			.send_flags = IB_SEND_SIGNALED,
-			.ex.invalidate_rkey = mr->lkey + 1 },
+			.ex.invalidate_rkey = mr->lkey + 0x100 },
 		.remote_addr = (uintptr_t)sf->buf[1],
 		.rkey = sf->pd->unsafe_global_rkey,
 	};
@@ -416,7 +420,8 @@ static void stream_read_inv(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, bad, &rd.wr);
 
-	rd.wr.ex.invalidate_rkey = mr->lkey;
+	/* as rdma_rw posts it: the MR's key before its registration */
+	rd.wr.ex.invalidate_rkey = old_key;
 	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &rd.wr, NULL), 0);
 	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);

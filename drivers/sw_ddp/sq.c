@@ -230,12 +230,14 @@ static int sqe_from_wr(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
 		return -EINVAL;
 	/*
 	 * A Read with Local Invalidate invalidates its Data Sink's STag
-	 * once the data is there (siw's rule too); rdma_rw, which posts one
-	 * for every Read on iWARP, names that STag.
+	 * once the data is there (siw's rule too).  rdma_rw, which posts one
+	 * for every Read on iWARP, names that MR but with the key it had
+	 * before it re-registered it: the index must match, not the key.
 	 */
 	if (wr->opcode == IB_WR_RDMA_READ_WITH_INV &&
 	    (wr->num_sge != 1 ||
-	     wr->ex.invalidate_rkey != wr->sg_list[0].lkey))
+	     sw_ddp_stag_index(wr->ex.invalidate_rkey) !=
+	     sw_ddp_stag_index(wr->sg_list[0].lkey)))
 		return -EINVAL;
 	if (wr->opcode == IB_WR_REG_MR) {
 		err = sw_ddp_mem_fast_reg_check(qp->base.pd, reg_wr(wr));
