@@ -9,6 +9,7 @@ results=$1
 . "$(dirname "$0")/verbs.sh"
 . "$(dirname "$0")/tcp.sh"
 . "$(dirname "$0")/sctp.sh"
+. "$(dirname "$0")/nvme.sh"
 
 kmemleak_clear
 
@@ -28,6 +29,7 @@ t "KUnit module loads and its suites run" kunit_run
 devices_tests
 verbs_tests
 tcp_tests
+nvme_tests
 sctp_tests
 
 t "kmemleak: no leaks" kmemleak_none

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+# An in-kernel verbs consumer over sw_ddp: NVMe over Fabrics, the host
+# (nvme-rdma) and the target (nvmet-rdma) both in this kernel and both in
+# the initial network namespace, where they make their rdma_cm ids.  The
+# target listens on 192.0.2.10, on a veth end (nv0) with a sw_ddp device:
+# rdma_cm resolves a local address to the netdev that holds it, though
+# the TCP connection runs over lo.  A host write is the target's RDMA Read (rdma_rw:
+# on iWARP a Read with Local Invalidate into a fast-registered MR), a host
+# read the target's RDMA Write, each command a Send and each response a
+# Send with Invalidate of the host's MR.  Sourced by check.sh.
+
+NVME_NQN=nqn.2026-11.org.example:sw-ddp
+NVME_CFG=/sys/kernel/config/nvmet
+NVME_SUB=$NVME_CFG/subsystems/$NVME_NQN
+NVME_PORT=$NVME_CFG/ports/1
+
+# A 64 MiB file on the guest's tmpfs, exported as namespace 1 on
+# 192.0.2.10:4420.
+nvme_target_up() {
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config || return 1
+	truncate -s 64M "$TMPDIR/nvme-ns.img" &&
+		mkdir "$NVME_SUB" &&
+		echo 1 > "$NVME_SUB/attr_allow_any_host" &&
+		mkdir "$NVME_SUB/namespaces/1" &&
+		echo "$TMPDIR/nvme-ns.img" > "$NVME_SUB/namespaces/1/device_path" &&
+		echo 1 > "$NVME_SUB/namespaces/1/enable" &&
+		mkdir "$NVME_PORT" &&
+		echo rdma > "$NVME_PORT/addr_trtype" &&
+		echo ipv4 > "$NVME_PORT/addr_adrfam" &&
+		echo 192.0.2.10 > "$NVME_PORT/addr_traddr" &&
+		echo 4420 > "$NVME_PORT/addr_trsvcid" &&
+		ln -s "$NVME_SUB" "$NVME_PORT/subsystems/$NVME_NQN"
+}
+
+nvme_target_down() {
+	rm -f "$NVME_PORT/subsystems/$NVME_NQN"
+	rmdir "$NVME_PORT" 2>/dev/null
+	[ -d "$NVME_SUB/namespaces/1" ] &&
+		echo 0 > "$NVME_SUB/namespaces/1/enable"
+	rmdir "$NVME_SUB/namespaces/1" 2>/dev/null
+	rmdir "$NVME_SUB" 2>/dev/null
+	rm -f "$TMPDIR/nvme-ns.img"
+	true
+}
+
+# Connect as nvme-cli does, through /dev/nvme-fabrics; print the
+# controller's instance number.
+nvme_connect() {
+	local line
+	exec 3<> /dev/nvme-fabrics || return 1
+	echo "transport=rdma,traddr=192.0.2.10,trsvcid=4420,nqn=$NVME_NQN,queue_size=32" >&3 &&
+		read -r line <&3
+	exec 3>&-
+	case $line in
+	instance=*) line=${line#instance=}; echo "${line%%,*}" ;;
+	*) echo "nvme connect: '$line'" >&2; return 1 ;;
+	esac
+}
+
+# The namespace's block device, once the host has scanned it.
+nvme_bdev() {
+	local d
+	for d in /dev/nvme"$1"n1 /dev/nvme*n1; do
+		[ -b "$d" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# Write 16 MiB of random data through the host in I/Os of each size, read
+# it back, compare; both directions at once last.
+nvme_data() {
+	local dev=$1 bs
+	dd if=/dev/urandom of="$TMPDIR/nvme-data" bs=1M count=16 status=none ||
+		return 1
+	for bs in 4096 65536 1048576; do
+		dd if="$TMPDIR/nvme-data" of="$dev" bs=$bs oflag=direct \
+			status=none &&
+			dd if="$dev" of="$TMPDIR/nvme-back" bs=$bs iflag=direct \
+				count=$((16 * 1048576 / bs)) status=none &&
+			cmp "$TMPDIR/nvme-data" "$TMPDIR/nvme-back" || return 1
+		echo "$bs-octet I/Os: 16 MiB written, read back, equal"
+	done
+}
+
+nvme_run() {
+	local inst dev rc=0
+	nvme_target_up || { nvme_target_down; return 1; }
+	if inst=$(nvme_connect); then
+		retry 30 nvme_bdev "$inst" > /dev/null || rc=1
+		dev=$(nvme_bdev "$inst")
+		[ $rc = 0 ] && { nvme_data "$dev" || rc=1; }
+		echo 1 > "/sys/class/nvme/nvme$inst/delete_controller" || rc=1
+		retry 30 test ! -e "/sys/class/nvme/nvme$inst" || rc=1
+	else
+		rc=1
+	fi
+	nvme_target_down
+	return $rc
+}
+
+nvme_tests() {
+	insmod "$SW_DDP_KO"
+	ip link add nv0 type veth peer name nv1
+	ip addr add 192.0.2.10/24 dev nv0
+	ip link set nv0 up
+	ip link set nv1 up
+	rdma link add nvd type sw_ddp netdev nv0
+	t "NVMe over Fabrics (nvme-rdma, nvmet-rdma) over sw_ddp: data intact" \
+		nvme_run
+	t "  and the device goes away with nothing left" \
+		rdma link del nvd
+	ip link del nv0
+	rmmod sw_ddp
+}
