@@ -526,6 +526,17 @@ static int expect_terminates(struct peer *p, const struct sw_ddp_term_err *rdmap
 		   got.layer, got.etype, got.ecode);
 }
 
+/* @c is a Session Control message of function @func, or p->what says. */
+static int want_ctrl(struct peer *p, const struct rx_chunk *c, u16 func,
+		     const char *what)
+{
+	if (ctrl_func(c) == func)
+		return 0;
+	return fail(p, "%s: %s, not %s", what,
+		    c->ppid == SCTP_DDP_PPID_SEGMENT ? "a segment" :
+		    func_str(ctrl_func(c)), func_str(func));
+}
+
 /* §6.2: Initiate (the case's name as private data), then the Accept. */
 static int session_open(struct peer *p, const char *name)
 {
@@ -536,10 +547,8 @@ static int session_open(struct peer *p, const char *name)
 	c = chunk_at(p, 0, ACCEPT_MS);
 	if (!c)
 		return -1;
-	if (ctrl_func(c) != SCTP_DDP_FUNC_ACCEPT)
-		return fail(p, "the Initiate was answered by %s",
-			    c->ppid == SCTP_DDP_PPID_SEGMENT ? "a segment" :
-			    func_str(ctrl_func(c)));
+	if (want_ctrl(p, c, SCTP_DDP_FUNC_ACCEPT, "the Initiate's answer"))
+		return -1;
 	if (c->len != sizeof(__be16) + sizeof(p->v))
 		return fail(p, "an Accept with %u octets of private data",
 			    c->len - 2);
@@ -834,22 +843,6 @@ static bool case_at(unsigned int i, struct sctp_case *c)
 	return true;
 }
 
-static int run(const struct sctp_case *c, const char *addr, const char *port)
-{
-	struct peer p = { .fd = -1, .sid = STREAM };
-	long start = now_ms();
-	int rc;
-
-	rc = sctp_open(&p, addr, port, c->adapt);
-	if (!rc)
-		rc = c->run(&p, c);
-	if (p.fd >= 0)
-		close(p.fd);
-	printf("%s - %s: %s (%ld ms)\n", rc ? "not ok" : "ok", c->name,
-	       p.what, now_ms() - start);
-	return !!rc;
-}
-
 /*
  * --serve: the client's Initiate (any private data), answered by an
  * Accept with arg octets of private data.  §5.2.3 allows 512; iw_cm
@@ -863,10 +856,8 @@ static int s_accept_pdata(struct peer *p, const struct sctp_case *c)
 
 	if (!in)
 		return -1;
-	if (ctrl_func(in) != SCTP_DDP_FUNC_INITIATE)
-		return fail(p, "the client's first chunk: %s, not an Initiate",
-			    in->ppid == SCTP_DDP_PPID_SEGMENT ? "a segment" :
-			    func_str(ctrl_func(in)));
+	if (want_ctrl(p, in, SCTP_DDP_FUNC_INITIATE, "the client's first chunk"))
+		return -1;
 	if (!p->adapt_seen || p->adapt_ind != SCTP_DDP_ADAPT_IND_DDP)
 		return fail(p, "no DDP adaptation indication from the client");
 	p->rx_next = 1;
@@ -905,20 +896,22 @@ static int sctp_serve(struct peer *p, const char *addr, const char *port)
 	return 0;
 }
 
-static int run_serve(const struct sctp_case *c, const char *addr,
-		     const char *port)
+/* One case, as the active end or (@serve) the passive one. */
+static int run(const struct sctp_case *c, const char *addr, const char *port,
+	       bool serve)
 {
-	struct peer p = { .fd = -1, .sid = -1 };
+	struct peer p = { .fd = -1, .sid = serve ? -1 : STREAM };
 	long start = now_ms();
 	int rc;
 
-	rc = sctp_serve(&p, addr, port);
+	rc = serve ? sctp_serve(&p, addr, port) :
+		     sctp_open(&p, addr, port, c->adapt);
 	if (!rc)
 		rc = c->run(&p, c);
 	if (p.fd >= 0)
 		close(p.fd);
-	printf("%s - serve %s: %s (%ld ms)\n", rc ? "not ok" : "ok", c->name,
-	       p.what, now_ms() - start);
+	printf("%s - %s%s: %s (%ld ms)\n", rc ? "not ok" : "ok",
+	       serve ? "serve " : "", c->name, p.what, now_ms() - start);
 	return !!rc;
 }
 
@@ -1014,8 +1007,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "--serve")) {
 		for (i = 0; i < ARRAY_SIZE(serve_cases); i++)
 			if (!strcmp(serve_cases[i].name, argv[4]))
-				return run_serve(&serve_cases[i], argv[2],
-						 argv[3]);
+				return run(&serve_cases[i], argv[2], argv[3],
+					   true);
 		fprintf(stderr, "mal_peer_sctp: no serve case %s\n", argv[4]);
 		return 2;
 	}
@@ -1028,7 +1021,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; case_at(i, &c); i++)
 		if (!strcmp(c.name, argv[3]))
-			return run(&c, argv[1], argv[2]);
+			return run(&c, argv[1], argv[2], false);
 	fprintf(stderr, "mal_peer_sctp: no case %s\n", argv[3]);
 	return 2;
 }
