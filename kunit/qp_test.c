@@ -163,9 +163,6 @@ static void modify_all_or_nothing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &out, mask, &init), 0);
 	KUNIT_EXPECT_EQ(test, out.qp_state, IB_QPS_RESET);
 	KUNIT_EXPECT_EQ(test, out.max_rd_atomic, 0);
-	/* granted at create, as iWARP RNICs do */
-	KUNIT_EXPECT_EQ(test, out.qp_access_flags,
-			IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
 
 	attr.qp_state = IB_QPS_INIT;
 	attr.max_dest_rd_atomic = 8;

@@ -965,75 +965,6 @@ static void stream_reset_while_closing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_ERR);
 }
 
-/* Take @access away from end @i's QP, as its consumer may in RTS. */
-static void qp_allow(struct kunit *test, struct stream_fx *sf, int i,
-		     int access)
-{
-	struct ib_qp_attr attr = { .qp_access_flags = access };
-	struct ib_qp_init_attr init;
-
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(sf->end[i].qp, &attr,
-					   IB_QP_ACCESS_FLAGS), 0);
-	KUNIT_ASSERT_EQ(test, ib_query_qp(sf->end[i].qp, &attr,
-					  IB_QP_ACCESS_FLAGS, &init), 0);
-	KUNIT_ASSERT_EQ(test, attr.qp_access_flags, access);
-}
-
-/*
- * A QP closed to RDMA Writes takes none, though the STag allows it:
- * RDMAP Remote Protection Error, Access Rights Violation, nothing placed.
- */
-static void qp_no_remote_write(struct kunit *test, u32 len)
-{
-	struct stream_fx *sf = sfx(test);
-
-	qp_allow(test, sf, 1, IB_ACCESS_REMOTE_READ);
-	memset(sf->buf[1], 0, BUF_LEN);
-	fill(sf->buf[0], BUF_LEN, 5);
-	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, len,
-					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
-	KUNIT_ASSERT_TRUE(test, wait_error(sf->end[0].qp));
-	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, BUF_LEN));
-	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_PROT_ACCESS),
-			sw_ddp_term_err_pack(term_received(&sf->end[0])));
-}
-
-static void stream_qp_no_remote_write(struct kunit *test)
-{
-	qp_no_remote_write(test, 100);
-}
-
-/* A zero-length Write too, which no STag check would stop. */
-static void stream_qp_no_remote_write_zero(struct kunit *test)
-{
-	qp_no_remote_write(test, 0);
-}
-
-/*
- * A QP closed to RDMA Reads answers a Read Request with the same error,
- * and no Read Response: the requester's sink stays as it was.
- */
-static void stream_qp_no_remote_read(struct kunit *test)
-{
-	struct stream_fx *sf = sfx(test);
-	struct rdmap_term_info ti;
-
-	qp_allow(test, sf, 1, IB_ACCESS_REMOTE_WRITE);
-	fill(sf->buf[1], 64, 1);
-	memset(sf->buf[0], 0, 64);
-	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
-					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
-	KUNIT_ASSERT_TRUE(test, wait_error(sf->end[0].qp));
-	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[0], 0, 64));
-	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
-	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_PROT_ACCESS),
-			sw_ddp_term_err_pack(ti.err));
-	KUNIT_EXPECT_EQ(test, ti.hdrct, RDMAP_TERM_HDRCT_M |
-			RDMAP_TERM_HDRCT_D | RDMAP_TERM_HDRCT_R);
-}
-
 /*
  * An MPA framing error before a segment's DDP header (ULPDU_Length 4,
  * shorter than any header) quotes no header in its Terminate: not the
@@ -1084,9 +1015,6 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
 	KUNIT_CASE(stream_reset_while_closing),
-	KUNIT_CASE(stream_qp_no_remote_write),
-	KUNIT_CASE(stream_qp_no_remote_write_zero),
-	KUNIT_CASE(stream_qp_no_remote_read),
 	KUNIT_CASE_PARAM(stream_rtr, rtr_good_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_mismatch, rtr_bad_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_terminate, rtr_term_gen_params),

@@ -122,12 +122,11 @@ static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 	if (!sw_ddp_term_err_ok(err))
 		return err;
 	seg->to = ddp_tagged_to(h);
-	if (seg->op == RDMAP_OP_READ_RESP)
+	if (seg->op == RDMAP_OP_READ_RESP) {
 		err = rdmap_rx_read_resp_begin(s);
-	else
-		err = rdmap_rx_write_begin(s);
-	if (!sw_ddp_term_err_ok(err))
-		return err;
+		if (!sw_ddp_term_err_ok(err))
+			return err;
+	}
 	/* RFC 5041 §5.2: a zero-length segment's STag is not checked */
 	if (!seg->len)
 		return SW_DDP_TERM_OK;

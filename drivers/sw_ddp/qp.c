@@ -234,8 +234,8 @@ static void qp_apply_modify(struct sw_ddp_qp *qp, const struct ib_qp_attr *attr,
 			    int mask)
 {
 	if (mask & IB_QP_ACCESS_FLAGS)
-		WRITE_ONCE(qp->access, attr->qp_access_flags &
-			   (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE));
+		qp->access = attr->qp_access_flags &
+			     (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->ord = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
@@ -393,13 +393,6 @@ static void qp_init(struct sw_ddp_qp *qp, const struct ib_qp_init_attr *attr,
 	mutex_init(&qp->state_mutex);
 	qp->state = SW_DDP_QPS_IDLE;
 	qp->ib_idle = IB_QPS_RESET;
-	/*
-	 * A QP takes RDMA Writes and Reads until its consumer says
-	 * otherwise (IB_QP_ACCESS_FLAGS; rdmap_rx.c checks them), as the
-	 * QPs of iWARP RNICs do (cxgb4, irdma): iw_cm grants both to an
-	 * rdma_cm consumer's QP anyway.
-	 */
-	qp->access = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
 	qp->user = !!udata;
 	if (udata)
 		qp->owner = get_pid(task_tgid(current));

@@ -62,25 +62,6 @@ struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s)
 }
 
 /*
- * The QP's own rights (IB_QP_ACCESS_FLAGS) come before any MR's: a QP
- * its consumer closed to RDMA Writes or Reads takes none, whatever the
- * STag.  RFC 5040 has one code for a right refused, Access Rights
- * Violation, reported as the MR's would be.
- */
-static bool rdmap_rx_qp_allows(const struct sw_ddp_stream *s, int access)
-{
-	return READ_ONCE(s->qp->access) & access;
-}
-
-/* RFC 5040 §4.3: an RDMA Write's first segment, before its STag. */
-struct sw_ddp_term_err rdmap_rx_write_begin(struct sw_ddp_stream *s)
-{
-	if (!rdmap_rx_qp_allows(s, IB_ACCESS_REMOTE_WRITE))
-		return RDMAP_ERR_PROT_ACCESS;
-	return SW_DDP_TERM_OK;
-}
-
-/*
  * RFC 5040 §4.4: a Read Request.  Its Data Source is checked now, so the
  * Terminate names the request; the response goes out from the transmit
  * side, in request order, interleaved at message boundaries: a lone
@@ -95,9 +76,6 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 	struct rdmap_read_req req;
 	enum sw_ddp_mem_err e = SW_DDP_MEM_OK;
 
-	/* a Read RTR is the connection's, not the consumer's (RFC 6581) */
-	if (!s->seg.rtr && !rdmap_rx_qp_allows(s, IB_ACCESS_REMOTE_READ))
-		return RDMAP_ERR_PROT_ACCESS;
 	rdmap_read_req_get(rr, &req);
 	if (req.size)
 		e = sw_ddp_mem_get_checked(s->sdev, req.src_stag,

@@ -148,13 +148,9 @@ void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 void sw_ddp_stream_fail_rx(struct sw_ddp_stream *s,
 			   struct sw_ddp_term_err err);
 
-/*
- * rdmap_rx.c, for ddp_rx.c: a tagged message begins (_begin), or a
- * message or Read Request has arrived whole.
- */
+/* rdmap_rx.c, for ddp_rx.c: a message or Read Request has arrived whole. */
 struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s);
-struct sw_ddp_term_err rdmap_rx_write_begin(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s);
 void rdmap_rx_terminate(struct sw_ddp_stream *s);
