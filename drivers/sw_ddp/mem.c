@@ -379,14 +379,15 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_mem_remote_invalidate);
  * map reuses the active list.
  */
 static int sw_ddp_fr_apply_locked(struct sw_ddp_mr *mr,
-				  const struct ib_pd *pd,
 				  const struct ib_reg_wr *wr)
 {
 	struct sw_ddp_fr_pages *pl;
 	u64 room, end;
 
-	/* Only an invalid STag may be registered, and only its key changes */
-	/* PD, key index: sw_ddp_mem_fast_reg_check() */
+	/*
+	 * Only an invalid STag may be registered, and only its key changes
+	 * (its PD and index: sw_ddp_mem_fast_reg_check()).
+	 */
 	if (mr->state != SW_DDP_MR_INVALID)
 		return mr->state == SW_DDP_MR_VALID ? -EBUSY : -EINVAL;
 
@@ -462,7 +463,7 @@ int sw_ddp_mem_fast_reg(const struct ib_pd *pd, const struct ib_reg_wr *wr)
 
 	mr = to_sw_ddp_mr(wr->mr);
 	write_lock_bh(&mr->lock);
-	err = sw_ddp_fr_apply_locked(mr, pd, wr);
+	err = sw_ddp_fr_apply_locked(mr, wr);
 	write_unlock_bh(&mr->lock);
 	return err;
 }
