@@ -233,6 +233,11 @@ static int qp_check_modify(struct sw_ddp_qp *qp, const struct ib_qp_attr *attr,
 static void qp_apply_modify(struct sw_ddp_qp *qp, const struct ib_qp_attr *attr,
 			    int mask)
 {
+	/*
+	 * Kept and reported, not enforced: an STag's rights decide (see
+	 * Documentation/design.rst, "QP access flags").  rdma_cm gives an
+	 * active-side user QP on iWARP no remote rights at all.
+	 */
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags &
 			     (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
