@@ -1,15 +1,58 @@
 # SPDX-License-Identifier: GPL-2.0
 # An in-kernel verbs consumer over sw_ddp: NVMe over Fabrics, the host
-# (nvme-rdma) and the target (nvmet-rdma) both in this kernel and both in
-# the initial network namespace, where they make their rdma_cm ids.  The
-# target listens on 192.0.2.10, on a veth end (nv0) with a sw_ddp device:
-# rdma_cm resolves a local address to the netdev that holds it, though
-# the TCP connection runs over lo.  A host write is the target's RDMA Read (rdma_rw:
-# on iWARP a Read with Local Invalidate into a fast-registered MR), a host
-# read the target's RDMA Write, each command a Send and each response a
-# Send with Invalidate of the host's MR.  Sourced by check.sh.
+# (nvme-rdma) and the target (nvmet-rdma), both modules of this kernel,
+# both in the initial network namespace, where they make their rdma_cm
+# ids.  The target listens on 192.0.2.10, on a veth end (nv0) with a
+# sw_ddp device: rdma_cm resolves a local address to the netdev that
+# holds it, though the TCP connection runs over lo.  A host write is the
+# target's RDMA Read (rdma_rw: on iWARP a Read with Local Invalidate into
+# a fast-registered MR), a host read the target's RDMA Write, each
+# command a Send and each response a Send with Invalidate of the host's
+# MR.  Sourced by check.sh.
 
 NVME_NQN=nqn.2026-11.org.example:sw-ddp
+NVME_MODS="nvmet_rdma nvme_rdma"
+
+# The test kernel builds NVMe over Fabrics as modules (see
+# scripts/kconfig/debug.config).  kmod_order NAME...: those modules and
+# what they depend on, dependencies first (kmod_list: each once), from
+# the build tree's modules.order and modinfo; module names as
+# /proc/modules has them.
+kmod_path() {
+	local o
+	o=$(grep -E "/(${1}|${1//_/-})\.o\$" "$kdir/modules.order") || return 1
+	echo "$kdir/${o%.o}.ko"
+}
+
+kmod_order() {
+	local m ko dep
+	for m in "$@"; do
+		ko=$(kmod_path "$m") || { echo "no module $m" >&2; return 1; }
+		for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+			kmod_order "${dep//-/_}" || return 1
+		done
+		echo "$m"
+	done
+}
+
+kmod_list() { kmod_order "$@" | awk '!seen[$0]++'; }
+
+kmod_loaded() { grep -q "^$1 " /proc/modules; }
+
+nvme_modules_load() {
+	local m
+	for m in $(kmod_list $NVME_MODS); do
+		kmod_loaded "$m" || insmod "$(kmod_path "$m")" || return 1
+	done
+}
+
+nvme_modules_unload() {
+	local m
+	for m in $(kmod_list $NVME_MODS | tac); do
+		if kmod_loaded "$m"; then rmmod "$m" || return 1; fi
+	done
+}
+
 NVME_CFG=/sys/kernel/config/nvmet
 NVME_SUB=$NVME_CFG/subsystems/$NVME_NQN
 NVME_PORT=$NVME_CFG/ports/1
@@ -99,7 +142,32 @@ nvme_run() {
 	return $rc
 }
 
+# The device removed under a connected controller with I/O in flight:
+# nvme-rdma deletes the controller, nvmet-rdma its queues, rdma_cm its
+# ids, and the removal returns.  The I/O may fail; nothing may hang.
+nvme_remove_under_io() {
+	local inst dev io rc=0
+	nvme_target_up || { nvme_target_down; return 1; }
+	inst=$(nvme_connect) || { nvme_target_down; return 1; }
+	retry 30 nvme_bdev "$inst" > /dev/null || rc=1
+	dev=$(nvme_bdev "$inst") || rc=1
+	if [ $rc = 0 ]; then
+		dd if=/dev/urandom of="$dev" bs=64k count=1000 oflag=direct \
+			status=none 2> /dev/null &
+		io=$!
+		sleep 2
+		timeout 120 rdma link del nvd || { echo "rdma link del failed or hung"; rc=1; }
+		wait $io
+		retry 30 test ! -e "/sys/class/nvme/nvme$inst" ||
+			{ echo "controller nvme$inst still there"; rc=1; }
+	fi
+	nvme_target_down
+	return $rc
+}
+
 nvme_tests() {
+	t "NVMe over Fabrics modules load (nvme-rdma, nvmet-rdma)" \
+		nvme_modules_load
 	insmod "$SW_DDP_KO"
 	ip link add nv0 type veth peer name nv1
 	ip addr add 192.0.2.10/24 dev nv0
@@ -110,6 +178,10 @@ nvme_tests() {
 		nvme_run
 	t "  and the device goes away with nothing left" \
 		rdma link del nvd
+	rdma link add nvd type sw_ddp netdev nv0
+	t "rdma link del under NVMe I/O: controller deleted, device removed" \
+		nvme_remove_under_io
 	ip link del nv0
-	rmmod sw_ddp
+	t "  and then sw_ddp and the NVMe modules unload" \
+		eval 'rmmod sw_ddp && nvme_modules_unload'
 }
