@@ -128,7 +128,10 @@ static struct sw_ddp_term_err mpa_rx_hdr_len_check(u32 hdr_len, u16 ulpdu_len)
 {
 	if (hdr_len > MPA_RX_HDR_MAX || hdr_len < MPA_RX_CTRL_END - 2)
 		return MPA_ERR_LOCAL_CATASTROPHIC;
-	/* RFC 5041 §4: a DDP segment is at least its header */
+	/*
+	 * RFC 5041 §4: a DDP segment is at least its header.  §7.2 has no
+	 * code for one that is not, narrower than Local Catastrophic.
+	 */
 	if (hdr_len > ulpdu_len)
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	return SW_DDP_TERM_OK;
