@@ -116,6 +116,12 @@ nvme_bdev() {
 	return 1
 }
 
+# The same, waited for (30 s).
+nvme_dev() { retry 30 nvme_bdev "$1" > /dev/null && nvme_bdev "$1"; }
+
+# Controller $1 deleted, waited for (30 s).
+nvme_ctrl_gone() { retry 30 test ! -e "/sys/class/nvme/nvme$1"; }
+
 # Write 16 MiB of random data through the host in I/Os of each size, read
 # it back, compare; both directions at once last.
 nvme_data() {
@@ -136,11 +142,10 @@ nvme_run() {
 	local inst dev rc=0
 	nvme_target_up || { nvme_target_down; return 1; }
 	if inst=$(nvme_connect); then
-		retry 30 nvme_bdev "$inst" > /dev/null || rc=1
-		dev=$(nvme_bdev "$inst")
+		dev=$(nvme_dev "$inst") || rc=1
 		[ $rc = 0 ] && { nvme_data "$dev" || rc=1; }
 		echo 1 > "/sys/class/nvme/nvme$inst/delete_controller" || rc=1
-		retry 30 test ! -e "/sys/class/nvme/nvme$inst" || rc=1
+		nvme_ctrl_gone "$inst" || rc=1
 	else
 		rc=1
 	fi
@@ -155,8 +160,7 @@ nvme_remove_under_io() {
 	local inst dev io del rc=0
 	nvme_target_up || { nvme_target_down; return 1; }
 	inst=$(nvme_connect) || { nvme_target_down; return 1; }
-	retry 30 nvme_bdev "$inst" > /dev/null || rc=1
-	dev=$(nvme_bdev "$inst") || rc=1
+	dev=$(nvme_dev "$inst") || rc=1
 	if [ $rc = 0 ]; then
 		# Both in the background, their output not t's: a hung
 		# removal is uninterruptible, and the run must go on.
@@ -175,7 +179,7 @@ nvme_remove_under_io() {
 			return 1
 		fi
 		wait $io
-		retry 30 test ! -e "/sys/class/nvme/nvme$inst" ||
+		nvme_ctrl_gone "$inst" ||
 			{ echo "controller nvme$inst still there"; rc=1; }
 	fi
 	nvme_target_down
