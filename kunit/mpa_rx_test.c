@@ -210,7 +210,7 @@ static void mpa_rx_markers(struct kunit *test)
 
 static struct sw_ddp_term_err corrupt_and_feed(struct kunit *test,
 					       struct stream *st, u32 at,
-					       u32 chunk, u32 *ended)
+					       u8 flip, u32 chunk, u32 *ended)
 {
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
@@ -221,26 +221,34 @@ static struct sw_ddp_term_err corrupt_and_feed(struct kunit *test,
 	s->begin_err = SW_DDP_TERM_OK;
 	mpa_rx_init(rx, &sink_ops, s, st->cfg.crc, st->cfg.markers,
 		    st->cfg.marker_base);
-	st->wire[at] ^= 0x10;
+	st->wire[at] ^= flip;
 	err = feed(test, rx, st->wire, st->len, chunk);
-	st->wire[at] ^= 0x10;
+	st->wire[at] ^= flip;
 	*ended = s->ended;
 	return err;
 }
 
 /*
- * Flip a bit at @at; fed in pieces of @chunk and all at once, the stream
- * fails with @want, after the same FPDUs, whichever way they are framed.
+ * Flip the bits @flip at @at; fed in pieces of @chunk and all at once, the
+ * stream ends with @want, after the same FPDUs, whichever way they are
+ * framed.
  */
-static void expect_corrupt(struct kunit *test, struct stream *st, u32 at,
-			   u32 chunk, struct sw_ddp_term_err want)
+static void expect_flip(struct kunit *test, struct stream *st, u32 at,
+			u8 flip, u32 chunk, struct sw_ddp_term_err want)
 {
 	u32 ended, ended_whole;
 
-	expect_err(test, corrupt_and_feed(test, st, at, chunk, &ended), want);
-	expect_err(test, corrupt_and_feed(test, st, at, st->len, &ended_whole),
+	expect_err(test, corrupt_and_feed(test, st, at, flip, chunk, &ended),
 		   want);
+	expect_err(test, corrupt_and_feed(test, st, at, flip, st->len,
+					  &ended_whole), want);
 	KUNIT_EXPECT_EQ(test, ended, ended_whole);
+}
+
+static void expect_corrupt(struct kunit *test, struct stream *st, u32 at,
+			   u32 chunk, struct sw_ddp_term_err want)
+{
+	expect_flip(test, st, at, 0x10, chunk, want);
 }
 
 /* RFC 5044 "CRC Calculation": a flipped payload bit is an MPA CRC error */
@@ -276,6 +284,18 @@ static void mpa_rx_bad_marker(struct kunit *test)
 
 	/* Second marker's FPDUPTR (low octet), 512 octets in. */
 	expect_corrupt(test, st, 512 + 3, 5, MPA_ERR_MARKER);
+}
+
+/*
+ * RFC 5044 "MPA Markers": FPDUPTR's two low bits are taken as zero on
+ * receive, whatever the sender put there.
+ */
+static void mpa_rx_marker_low_bits_ignored(struct kunit *test)
+{
+	struct stream *st = stream_make(test, false, true, 0);
+
+	/* Second marker's FPDUPTR (low octet), 512 octets in, as 0b..11 */
+	expect_flip(test, st, 512 + 3, 0x03, 5, SW_DDP_TERM_OK);
 }
 
 /* A marker's RESERVED half is ignored on receive. */
@@ -357,6 +377,7 @@ static struct kunit_case mpa_rx_test_cases[] = {
 	KUNIT_CASE_PARAM(mpa_rx_bad_crc_field, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_crc_off_ignores_field, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_bad_marker, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_marker_low_bits_ignored, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_marker_reserved_ignored, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_short_ulpdu, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_upper_error_sticks, input_gen_params),

@@ -342,6 +342,10 @@ static void mpa_marker_bad_pointer(struct kunit *test)
 	EXPECT_MPA_ERR(test, mpa_fpdu_validate(wire, 112, &cfg, out,
 					       sizeof(out), &len),
 		       SW_DDP_TERM_OK);
+	wire[15] |= 3;			/* low bits: taken as zero */
+	EXPECT_MPA_ERR(test, mpa_fpdu_validate(wire, 112, &cfg, out,
+					       sizeof(out), &len),
+		       SW_DDP_TERM_OK);
 	wire[15] = 16;
 	EXPECT_MPA_ERR(test, mpa_fpdu_validate(wire, 112, &cfg, out,
 					       sizeof(out), &len),

@@ -38,8 +38,9 @@ struct mpa_fpdu_hdr {
 /*
  * RFC 5044 "Marker Format": |RESERVED (16)|FPDUPTR (16)|.  FPDUPTR is the
  * number of octets from the ULPDU_Length field to the first octet of the
- * marker, so its two low bits are zero; a marker right in front of the
- * ULPDU_Length carries 0 (see drivers/sw_ddp/mpa.c).
+ * marker, a multiple of 4 (FPDUs and markers are 4-octet aligned in the
+ * stream); a marker right in front of the ULPDU_Length carries 0 (see
+ * drivers/sw_ddp/mpa.c).
  */
 struct mpa_marker {
 	__be16 rsvd;		/* zero on transmit, ignored on receive */
@@ -139,9 +140,14 @@ static inline u16 mpa_fpdu_ulpdu_len(const struct mpa_fpdu_hdr *h)
 	return be16_to_cpu(h->ulpdu_len);
 }
 
+/*
+ * FPDUPTR as a receiver reads it: RFC 5044 "MPA Markers" has the sender
+ * set its two low bits to zero and the receiver treat them as zero,
+ * whatever they are.
+ */
 static inline u16 mpa_marker_fpduptr(const struct mpa_marker *m)
 {
-	return be16_to_cpu(m->fpduptr);
+	return be16_to_cpu(m->fpduptr) & ~3U;
 }
 
 static inline void mpa_marker_init(struct mpa_marker *m, u16 fpduptr)
