@@ -79,6 +79,14 @@ def main():
         a, b = summ.get((p,) + t), summ.get((BASE,) + t)
         return a["median"] / b["median"] if a and b and b["median"] else None
 
+    def paired(p, t):
+        """Ratios round by round: each run against siw's of the same
+        round, seconds apart (the host's drift falls on both)."""
+        metric = "lat_us" if t[0].endswith("_lat") else "bw_MiBps"
+        base = {r["rep"]: float(r[metric]) for r in runs.get((BASE,) + t, [])}
+        return [float(r[metric]) / base[r["rep"]]
+                for r in runs.get((p,) + t, []) if base.get(r["rep"])]
+
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["provider", "tool", "size", "qps", "unit", "median", "min",
@@ -139,8 +147,14 @@ def main():
             verdict = "not measured"
         else:
             ok = r >= goal if op == ">=" else r <= goal
-            verdict = f"{r:.2f}x  {'met' if ok else 'NOT met'}"
+            verdict = f"{r:.2f}x  {'met' if ok else 'NOT met':<8}"
+            pr = paired(p, t)
+            if len(pr) > 1:
+                verdict += (f"  rounds {min(pr):.2f}x to {max(pr):.2f}x,"
+                            f" median {statistics.median(pr):.2f}x")
         print(f"  {p:<12} {key_name(*t):<20} {op} {goal:<5} {verdict}")
+    print("  (met or not: the ratio of the medians; rounds: each run against"
+          " siw's of the same round)")
 
     integrity(os.path.join(os.path.dirname(src), "integrity.csv"))
     plot(out, provs, tests, ratio)
@@ -168,8 +182,8 @@ def integrity(path):
 
 def plot(out, provs, tests, ratio):
     others = [p for p in provs if p != BASE]
-    if not shutil.which("gnuplot") or not others:
-        print("(no plot: gnuplot missing or nothing to compare)")
+    if not shutil.which("gnuplot") or not others or BASE not in provs:
+        print(f"(no plot: gnuplot missing, or no {BASE} to compare with)")
         return
     dat = os.path.join(out, "ratios.dat")
     with open(dat, "w") as f:
