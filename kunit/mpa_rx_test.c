@@ -294,7 +294,7 @@ static void mpa_rx_marker_low_bits_ignored(struct kunit *test)
 {
 	struct stream *st = stream_make(test, false, true, 0);
 
-	/* Second marker's FPDUPTR (low octet), 512 octets in, as 0b..11 */
+	/* Second marker's FPDUPTR, 512 octets in: set its two low bits. */
 	expect_flip(test, st, 512 + 3, 0x03, 5, SW_DDP_TERM_OK);
 }
 
