@@ -30,9 +30,14 @@ def load(path):
     return runs
 
 
+def result_col(tool):
+    """The CSV column that holds a run's result."""
+    return "lat_us" if tool.endswith("_lat") else "bw_MiBps"
+
+
 def summarize(rows):
     lat = rows[0]["tool"].endswith("_lat")
-    vals = [float(r["lat_us" if lat else "bw_MiBps"]) for r in rows]
+    vals = [float(r[result_col(rows[0]["tool"])]) for r in rows]
     # Who sends the data: the client for Write and Send, the server
     # (Read responder) for Read; latency tools ping-pong.
     read = "_read_" in rows[0]["tool"]
@@ -82,7 +87,7 @@ def main():
     def paired(p, t):
         """Ratios round by round: each run against siw's of the same
         round, seconds apart (the host's drift falls on both)."""
-        metric = "lat_us" if t[0].endswith("_lat") else "bw_MiBps"
+        metric = result_col(t[0])
         base = {r["rep"]: float(r[metric]) for r in runs.get((BASE,) + t, [])}
         return [float(r[metric]) / base[r["rep"]]
                 for r in runs.get((p,) + t, []) if base.get(r["rep"])]
