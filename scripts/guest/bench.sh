@@ -178,19 +178,9 @@ integrity_under_loss() {
 		>> "$results/integrity.csv"
 }
 
-# rxe and what it needs, where they are modules of this kernel
-load_rxe() {
-	local m
-	for m in net/ipv4/udp_tunnel.ko net/ipv6/ip6_udp_tunnel.ko \
-		drivers/infiniband/sw/rxe/rdma_rxe.ko; do
-		[ -f "$kdir/$m" ] || continue
-		insmod "$kdir/$m" || return 1
-	done
-}
-
 insmod "$SW_DDP_KO"
 insmod "$SIW_KO"
-load_rxe || echo "bench: rdma_rxe did not load"
+kmods_load rdma_rxe || echo "bench: rdma_rxe did not load"
 netns_up
 # Rounds, and in each round every test over every provider back to back
 # (in an order that rotates from round to round), not one provider after

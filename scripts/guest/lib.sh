@@ -8,6 +8,53 @@ SW_DDP_KO=$top/drivers/sw_ddp/sw_ddp.ko
 SW_DDP_KUNIT_KO=$top/kunit/sw_ddp_kunit.ko
 SIW_KO=$kdir/drivers/infiniband/sw/siw/siw.ko
 
+# Modules of the kernel under test, by name as /proc/modules has it.
+# kmod_path NAME: its .ko in the build tree (from modules.order).
+kmod_path() {
+	local o
+	o=$(grep -E "/(${1}|${1//_/-})\.o\$" "$kdir/modules.order") || return 1
+	echo "$kdir/${o%.o}.ko"
+}
+
+# kmod_order NAME...: those modules and what they depend on (modinfo),
+# dependencies first, each once, where it first appears.
+kmod_order() {
+	local list
+	list=$(kmod_deps "$@") || return 1
+	echo "$list" | awk '!seen[$0]++'
+}
+
+kmod_deps() {
+	local m ko dep
+	for m in "$@"; do
+		ko=$(kmod_path "$m") || { echo "no module $m" >&2; return 1; }
+		for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+			kmod_deps "${dep//-/_}" || return 1
+		done
+		echo "$m"
+	done
+}
+
+kmod_loaded() { grep -q "^$1 " /proc/modules; }
+
+# kmods_load NAME...: load them with their dependencies, skipping any
+# already loaded; kmods_unload NAME...: unload the same set, in reverse.
+kmods_load() {
+	local list m
+	list=$(kmod_order "$@") || return 1
+	for m in $list; do
+		kmod_loaded "$m" || insmod "$(kmod_path "$m")" || return 1
+	done
+}
+
+kmods_unload() {
+	local list m
+	list=$(kmod_order "$@") || return 1
+	for m in $(echo "$list" | tac); do
+		if kmod_loaded "$m"; then rmmod "$m" || return 1; fi
+	done
+}
+
 tap=$results/e2e.tap
 : > "$tap"
 

@@ -11,53 +11,9 @@
 # MR.  Sourced by check.sh.
 
 NVME_NQN=nqn.2026-11.org.example:sw-ddp
+# Modules of the test kernel (scripts/kconfig/debug.config), loaded
+# with what they depend on by kmods_load (lib.sh).
 NVME_MODS="nvmet_rdma nvme_rdma"
-
-# The test kernel builds NVMe over Fabrics as modules (see
-# scripts/kconfig/debug.config).  kmod_order NAME...: those modules and
-# what they depend on, dependencies first, from the build tree's
-# modules.order and modinfo; module names as /proc/modules has them.
-kmod_path() {
-	local o
-	o=$(grep -E "/(${1}|${1//_/-})\.o\$" "$kdir/modules.order") || return 1
-	echo "$kdir/${o%.o}.ko"
-}
-
-kmod_order() {
-	local m ko dep
-	for m in "$@"; do
-		ko=$(kmod_path "$m") || { echo "no module $m" >&2; return 1; }
-		for dep in $(modinfo -F depends "$ko" | tr , ' '); do
-			kmod_order "${dep//-/_}" || return 1
-		done
-		echo "$m"
-	done
-}
-
-kmod_loaded() { grep -q "^$1 " /proc/modules; }
-
-# Each module once, where it first appears.
-nvme_modules() {
-	local list
-	list=$(kmod_order $NVME_MODS) || return 1
-	echo "$list" | awk '!seen[$0]++'
-}
-
-nvme_modules_load() {
-	local list m
-	list=$(nvme_modules) || return 1
-	for m in $list; do
-		kmod_loaded "$m" || insmod "$(kmod_path "$m")" || return 1
-	done
-}
-
-nvme_modules_unload() {
-	local list m
-	list=$(nvme_modules) || return 1
-	for m in $(echo "$list" | tac); do
-		if kmod_loaded "$m"; then rmmod "$m" || return 1; fi
-	done
-}
 
 NVME_CFG=/sys/kernel/config/nvmet
 NVME_SUB=$NVME_CFG/subsystems/$NVME_NQN
@@ -188,7 +144,7 @@ nvme_remove_under_io() {
 
 nvme_tests() {
 	t "NVMe over Fabrics modules load (nvme-rdma, nvmet-rdma)" \
-		nvme_modules_load
+		kmods_load $NVME_MODS
 	insmod "$SW_DDP_KO"
 	ip link add nv0 type veth peer name nv1
 	ip addr add 192.0.2.10/24 dev nv0
@@ -210,5 +166,5 @@ nvme_tests() {
 	fi
 	ip link del nv0
 	t "  and then sw_ddp and the NVMe modules unload" \
-		eval 'rmmod sw_ddp && nvme_modules_unload'
+		eval 'rmmod sw_ddp && kmods_unload $NVME_MODS'
 }
