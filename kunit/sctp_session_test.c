@@ -659,6 +659,28 @@ static void sess_test_segment_before_accept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
 }
 
+/*
+ * §6.3: before the passive side answers, the peer may follow its Initiate
+ * only with a Terminate, at DDP-SSN 1.  A chunk ahead of that (here a
+ * segment at DDP-SSN 2) can never become legal: it ends the session at
+ * once, rather than being held for a turn.
+ */
+static void sess_test_ahead_before_accept(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	u8 seg[20] = { 0, 2 };
+
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	s = raw_request(test, 2);
+	KUNIT_ASSERT_EQ(test, (int)sizeof(seg),
+			raw_send(t->raw, 2, SCTP_DDP_PPID_SEGMENT, seg,
+				 sizeof(seg)));
+	raw_expect(test, t->raw, 2, 0, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
+}
+
 /* An Initiate the RFC forbids is answered by Terminate, not the ULP. */
 static void sess_test_bad_initiate(struct kunit *test)
 {
@@ -818,6 +840,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_shared),
 	KUNIT_CASE_PARAM(sess_test_illegal, sess_bad_gen_params),
 	KUNIT_CASE(sess_test_segment_before_accept),
+	KUNIT_CASE(sess_test_ahead_before_accept),
 	KUNIT_CASE(sess_test_bad_initiate),
 	KUNIT_CASE(sess_test_reinitiate),
 	KUNIT_CASE(sess_test_no_adaptation),
