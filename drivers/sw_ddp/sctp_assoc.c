@@ -1019,20 +1019,31 @@ sctp_listener_find(struct net *net, const struct sockaddr_storage *laddr)
 	return best;
 }
 
-/* A listener closed: passive associations left idle may close too. */
+/*
+ * A listener closed: passive associations left idle may close too.  Each
+ * is kicked with the list unlocked, as its reference may be the last once
+ * its work has run (assoc_release() takes the list lock); a counted one
+ * stays on the list, so the walk goes on from it.
+ */
 static void assoc_kick_passive(struct net *net)
 {
-	struct sw_ddp_sctp_assoc *a;
+	struct sw_ddp_sctp_assoc *a, *prev = NULL;
 
 	spin_lock(&sctp_all_lock);
 	list_for_each_entry(a, &sctp_all, all) {
-		if (!a->active && a->net == net &&
-		    kref_get_unless_zero(&a->ref)) {
-			assoc_event(a, SCTP_A_EV_LISTENER);
-			kref_put(&a->ref, assoc_release);	/* not last */
-		}
+		if (a->active || a->net != net ||
+		    !kref_get_unless_zero(&a->ref))
+			continue;
+		spin_unlock(&sctp_all_lock);
+		assoc_event(a, SCTP_A_EV_LISTENER);
+		if (prev)
+			sctp_assoc_put(prev);
+		prev = a;
+		spin_lock(&sctp_all_lock);
 	}
 	spin_unlock(&sctp_all_lock);
+	if (prev)
+		sctp_assoc_put(prev);
 }
 
 static void listener_kick(struct sw_ddp_sctp_listener *l)
