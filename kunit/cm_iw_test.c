@@ -311,6 +311,39 @@ static void cm_iw_peer_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, qf_state(test, t->qa));
 }
 
+/*
+ * iw_cm passes an answer on until it has processed the ESTABLISHED that
+ * follows a successful accept (iw_cm_reject() checks only that a request
+ * came; destroying the cm_id rejects), so a second answer can reach us
+ * after the first.  It is refused, and the connection goes on.
+ */
+static void cm_iw_second_answer(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .ird = 1, .ord = 1,
+				      .qpn = t->qp->qp_num };
+	struct iw_cm_id *id;
+	struct sw_ddp_llp *llp;
+
+	iw_connect(test, t);
+	iw_accept(test, t);
+	id = t->pas.req_id;
+	/* as iw_cm would pass them on before it had seen ESTABLISHED */
+	KUNIT_EXPECT_EQ(test, -EINVAL, id->device->ops.iw_reject(id, NULL, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, id->device->ops.iw_accept(id, &p));
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qf_state(test, t->qp));
+	llp = to_qp(t->qp)->llp;
+	KUNIT_ASSERT_NOT_NULL(test, llp);
+	llp->ops->close(llp, false);
+	iw_wait(test, &t->act, IW_CM_EVENT_CLOSE);
+	iw_wait(test, &t->pas, IW_CM_EVENT_CLOSE);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, iw_count(&t->act, IW_CM_EVENT_CLOSE));
+	KUNIT_EXPECT_EQ(test, 1, iw_count(&t->pas, IW_CM_EVENT_CLOSE));
+	KUNIT_EXPECT_EQ(test, 3, t->pas.n);	/* REQUEST, ESTABLISHED, CLOSE */
+}
+
 /* No QP by that number: iw_cm refuses before we are called. */
 static void cm_iw_connect_no_qp(struct kunit *test)
 {
@@ -432,6 +465,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_peer_reset),
 	KUNIT_CASE(cm_iw_connect_no_qp),
 	KUNIT_CASE(cm_iw_connect_not_owner),
+	KUNIT_CASE(cm_iw_second_answer),
 	KUNIT_CASE_SLOW(cm_iw_rtr_timeout),
 	{}
 };

@@ -4,8 +4,9 @@
  *
  * iw_cm's contract (drivers/infiniband/core/iwcm.c): a listener's cm_id
  * gets IW_CM_EVENT_CONNECT_REQUEST with our endpoint as provider_data,
- * which becomes the new cm_id's provider_data and comes back in exactly
- * one of iw_accept() or iw_reject().  After a successful accept the
+ * which becomes the new cm_id's provider_data and comes back in
+ * iw_accept() or iw_reject(); the first of them takes it (a second is
+ * refused, see sw_ddp_cm_take_request()).  After a successful accept the
  * passive side gets ESTABLISHED (in RFC 6581 peer-to-peer mode once the
  * initiator's RTR has arrived), the active side a CONNECT_REPLY (status
  * 0: established; -ECONNREFUSED: rejected; -ETIMEDOUT; -ECONNRESET; for a
@@ -361,12 +362,15 @@ static int cm_accept_locked(struct sw_ddp_cep *cep, struct iw_cm_id *id,
 
 int sw_ddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct sw_ddp_tcp_ep *ep = id->provider_data;
+	struct sw_ddp_tcp_ep *ep;
 	struct sw_ddp_cep *cep;
 	int err;
 
 	if (cm_is_sctp(id->device))
 		return sw_ddp_sctp_iw_accept(id, param);
+	ep = sw_ddp_cm_take_request(id);
+	if (!ep)
+		return -EINVAL;		/* answered already */
 	sw_ddp_tcp_lock(ep);
 	cep = ep->owner;
 	err = cm_check_param(param);
@@ -386,11 +390,14 @@ int sw_ddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 
 int sw_ddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 {
-	struct sw_ddp_tcp_ep *ep = id->provider_data;
+	struct sw_ddp_tcp_ep *ep;
 	int err;
 
 	if (cm_is_sctp(id->device))
 		return sw_ddp_sctp_iw_reject(id, pdata, pdata_len);
+	ep = sw_ddp_cm_take_request(id);
+	if (!ep)
+		return -EINVAL;		/* answered already */
 	sw_ddp_tcp_lock(ep);
 	err = sw_ddp_tcp_reject(ep, pdata, pdata_len);
 	cm_cep_end(ep->owner);

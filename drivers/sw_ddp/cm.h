@@ -27,6 +27,20 @@ int sw_ddp_sctp_iw_reject(struct iw_cm_id *id, const void *pdata,
 int sw_ddp_sctp_iw_create_listen(struct iw_cm_id *id, int backlog);
 int sw_ddp_sctp_iw_destroy_listen(struct iw_cm_id *id);
 
+/*
+ * The request a CONNECT_REQUEST handed up as provider_data, taken by the
+ * ULP's answer.  iw_cm passes on an accept or reject as long as it has
+ * not processed the ESTABLISHED that follows a successful accept
+ * (iw_cm_reject() checks only that a request came; destroying the cm_id
+ * rejects it), so a second answer can follow the first.  Only the first
+ * finds the request; a later one gets NULL, and the connection, which may
+ * be gone by then, is not touched.
+ */
+static inline void *sw_ddp_cm_take_request(struct iw_cm_id *id)
+{
+	return xchg(&id->provider_data, NULL);
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 struct sw_ddp_mpa_cfg;
 

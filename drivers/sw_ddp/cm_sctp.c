@@ -5,7 +5,7 @@
  * (sctp_llp.h).  cm.c dispatches to them.
  *
  * The iw_cm contract is the one cm.c keeps for TCP: CONNECT_REQUEST with
- * the session as provider_data, answered by exactly one accept or reject;
+ * the session as provider_data, taken by the first accept or reject;
  * ESTABLISHED after a successful accept; CONNECT_REPLY once on the active
  * side (0 on the Accept, -ECONNREFUSED with the Reject's private data,
  * -ECONNRESET on a Terminate or the association's loss, -ETIMEDOUT);
@@ -268,10 +268,12 @@ static int sctp_cm_accept_locked(struct sctp_cep *cep,
 
 int sw_ddp_sctp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct sw_ddp_sctp_session *s = id->provider_data;
+	struct sw_ddp_sctp_session *s = sw_ddp_cm_take_request(id);
 	struct sctp_cep *cep;
 	int err;
 
+	if (!s)
+		return -EINVAL;		/* answered already */
 	cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 	err = cep ? sctp_cm_check_param(param) : -ENOMEM;
 	if (!err) {
@@ -299,9 +301,11 @@ int sw_ddp_sctp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 int sw_ddp_sctp_iw_reject(struct iw_cm_id *id, const void *pdata,
 			  u8 pdata_len)
 {
-	struct sw_ddp_sctp_session *s = id->provider_data;
+	struct sw_ddp_sctp_session *s = sw_ddp_cm_take_request(id);
 	int err;
 
+	if (!s)
+		return -EINVAL;		/* answered already */
 	sw_ddp_sctp_lock(s);
 	err = sw_ddp_sctp_reject(s, pdata, pdata_len);
 	sw_ddp_sctp_unlock(s);
