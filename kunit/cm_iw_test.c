@@ -386,6 +386,26 @@ static void iw_raw_read(struct kunit *test, struct iw_test *t, void *buf,
 }
 
 /*
+ * An initiator of our own making (t->raw) connects and sends @len octets
+ * of @buf; its reads give up after @rcvtimeo.
+ */
+static void iw_raw_initiate(struct kunit *test, struct iw_test *t,
+			    const void *buf, int len, long rcvtimeo)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	KUNIT_ASSERT_EQ(test, 0, sock_create_kern(&init_net, AF_INET,
+						  SOCK_STREAM, IPPROTO_TCP,
+						  &t->raw));
+	t->raw->sk->sk_rcvtimeo = rcvtimeo;
+	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
+						(struct sockaddr *)&t->laddr,
+						sizeof(t->laddr), 0));
+	KUNIT_ASSERT_EQ(test, len, kernel_sendmsg(t->raw, &msg, &iov, 1, len));
+}
+
+/*
  * RFC 6581 peer-to-peer: an initiator (a raw socket) asks for a Write
  * RTR and never sends it.  Once the MPA timeout has passed, the responder
  * sends a Terminate carrying MPA's Local Catastrophic Error (RFC 6581 §8)
@@ -404,26 +424,17 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 	};
 	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
 	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
-	struct kvec iov = { .iov_base = frame };
 	struct mpa_fpdu_cfg cfg = {};
 	struct sw_ddp_term_err err;
 	struct mpa_rr_info rep;
-	struct msghdr msg = {};
 	unsigned long start;
 	u16 pd_len;
 	int len, i;
 
-	KUNIT_ASSERT_EQ(test, 0, sock_create_kern(&init_net, AF_INET,
-						  SOCK_STREAM, IPPROTO_TCP,
-						  &t->raw));
-	t->raw->sk->sk_rcvtimeo = 3 * msecs_to_jiffies(SW_DDP_MPA_TIMEOUT_MS);
-	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
-						(struct sockaddr *)&t->laddr,
-						sizeof(t->laddr), 0));
 	len = mpa_rr_build(frame, sizeof(frame), &req, false);
 	KUNIT_ASSERT_GT(test, len, 0);
-	iov.iov_len = len;
-	KUNIT_ASSERT_EQ(test, len, kernel_sendmsg(t->raw, &msg, &iov, 1, len));
+	iw_raw_initiate(test, t, frame, len,
+			3 * msecs_to_jiffies(SW_DDP_MPA_TIMEOUT_MS));
 	iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
 	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
 	KUNIT_ASSERT_EQ(test, 0, iw_cm_accept(t->pas.req_id, &p));
@@ -457,6 +468,69 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, qf_events(test, IB_EVENT_QP_FATAL));
 }
 
+/*
+ * RFC 5044 §7.1: the Reply comes before any FPDU of the responder's.  An
+ * initiator (a raw socket) sends a zero-length RDMA Read Request right
+ * behind its Request, before it has any Reply: the responder reads it
+ * when its QP takes the stream, and may answer it there and then, but
+ * its Reply is on the wire first, the Read Response after it.
+ */
+static void cm_iw_reply_first(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .ird = 1, .ord = 1,
+				      .qpn = t->qp->qp_num };
+	const struct mpa_rr_info req = {
+		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
+		.ird = 1, .ord = 1,
+	};
+	const struct rdmap_read_req rd = { .sink_stag = 0x1234, .size = 0 };
+	u8 ulpdu[DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN];
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX + 64];
+	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
+	struct mpa_fpdu_cfg cfg = {};
+	struct sw_ddp_term_err err;
+	struct mpa_rr_info rep;
+	u8 resp[DDP_TAGGED_HDR_LEN];
+	u16 pd_len, resp_len;
+	int len, n;
+
+	len = mpa_rr_build(frame, sizeof(frame), &req, false);
+	KUNIT_ASSERT_GT(test, len, 0);
+	rdmap_untagged_init((struct ddp_untagged_hdr *)ulpdu,
+			    RDMAP_OP_READ_REQ, true, 0, 1, 0);
+	rdmap_read_req_put((struct rdmap_read_req_hdr *)
+			   (ulpdu + DDP_UNTAGGED_HDR_LEN), &rd);
+	n = mpa_fpdu_build(frame + len, sizeof(frame) - len, ulpdu,
+			   sizeof(ulpdu), &cfg);
+	KUNIT_ASSERT_GT(test, n, 0);
+	iw_raw_initiate(test, t, frame, len + n, IW_WAIT);
+	iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_accept(t->pas.req_id, &p));
+
+	/* first the Reply */
+	iw_raw_read(test, t, frame, sizeof(*h));
+	KUNIT_ASSERT_EQ(test, 0, memcmp(h->key, MPA_KEY_REP, MPA_KEY_LEN));
+	pd_len = be16_to_cpu(h->pd_len);
+	KUNIT_ASSERT_LE(test, pd_len, MPA_PD_MAX);
+	iw_raw_read(test, t, frame + sizeof(*h), pd_len);
+	err = mpa_rr_validate(frame, sizeof(*h) + pd_len, true, &rep);
+	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+	KUNIT_EXPECT_FALSE(test, rep.flags & MPA_FLAG_C);
+
+	/* then the Read Response: zero-length, to the Request's sink */
+	n = mpa_fpdu_wire_len(&cfg, DDP_TAGGED_HDR_LEN);
+	iw_raw_read(test, t, frame, n);
+	err = mpa_fpdu_validate(frame, n, &cfg, resp, sizeof(resp), &resp_len);
+	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+	KUNIT_ASSERT_EQ(test, DDP_TAGGED_HDR_LEN, resp_len);
+	KUNIT_EXPECT_EQ(test, ddp_ctrl_make(true, true), resp[0]);
+	KUNIT_EXPECT_EQ(test, rdmap_ctrl_make(RDMAP_OP_READ_RESP), resp[1]);
+	KUNIT_EXPECT_EQ(test, rd.sink_stag,
+			ddp_tagged_stag((struct ddp_tagged_hdr *)resp));
+}
+
 static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_connect_close),
 	KUNIT_CASE(cm_iw_reject),
@@ -466,6 +540,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_connect_no_qp),
 	KUNIT_CASE(cm_iw_connect_not_owner),
 	KUNIT_CASE(cm_iw_second_answer),
+	KUNIT_CASE(cm_iw_reply_first),
 	KUNIT_CASE_SLOW(cm_iw_rtr_timeout),
 	{}
 };

@@ -328,7 +328,7 @@ err_cep:
 	return err;
 }
 
-/* Passive side, ep->mutex held: hand the stream over and send the Reply. */
+/* Passive side, ep->mutex held: send the Reply, hand the stream over. */
 static int cm_accept_locked(struct sw_ddp_cep *cep, struct iw_cm_id *id,
 			    struct iw_cm_conn_param *param)
 {
@@ -340,15 +340,19 @@ static int cm_accept_locked(struct sw_ddp_cep *cep, struct iw_cm_id *id,
 	err = sw_ddp_tcp_accept(ep, &local);
 	if (err)
 		return err;
+	/*
+	 * RFC 5044 §7.1: the Reply comes before any FPDU of ours.  The QP's
+	 * stream may send at once (what was posted while connecting, or an
+	 * answer to an initiator's early FPDU), so it starts only after;
+	 * FPDUs that arrive meanwhile wait in the socket.
+	 */
+	err = sw_ddp_tcp_send_reply(ep);
+	if (err)
+		return err;
 	err = sw_ddp_qp_llp_attach(cep->qp, &ep->llp, ep->conn.ird,
 				   ep->conn.ord);
 	if (err) {
 		sw_ddp_tcp_close(ep, true);
-		return err;
-	}
-	err = sw_ddp_tcp_send_reply(ep);
-	if (err) {
-		sw_ddp_qp_llp_detach(cep->qp);
 		return err;
 	}
 	cep->cm_id = id;

@@ -760,8 +760,9 @@ static void tcp_ep_work(struct work_struct *work)
  * @local: what we accept with; private data is copied
  *
  * Negotiates and builds the Reply into ep->conn and ep->tx_frame but does
- * not send it: the owner attaches the QP first (the initiator may send as
- * soon as it has the Reply) and then calls sw_ddp_tcp_send_reply().
+ * not send it: the owner sends it with sw_ddp_tcp_send_reply(), then
+ * attaches its QP.  What the initiator sends once it has the Reply waits
+ * in the socket until the data path starts.
  *
  * Return: 0; -ECONNRESET if the connection is gone; -EINVAL for too much
  * private data.  On error the endpoint is closed.
