@@ -531,6 +531,32 @@ static void cm_iw_reply_first(struct kunit *test)
 			ddp_tagged_stag((struct ddp_tagged_hdr *)resp));
 }
 
+/*
+ * iw_cm carries at most 255 octets of private data, RFC 5044 up to 512.
+ * A Request with more is not handed up cut short: no CONNECT_REQUEST,
+ * and the connection is reset.
+ */
+static void cm_iw_request_pdata_too_long(struct kunit *test)
+{
+	static const u8 pdata[U8_MAX + 1];
+	const struct mpa_rr_info req = {
+		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2, .ird = 1,
+		.ord = 1, .pdata = pdata, .pdata_len = sizeof(pdata),
+	};
+	struct iw_test *t = iw_setup(test);
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	int len, got;
+
+	len = mpa_rr_build(frame, sizeof(frame), &req, false);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iw_raw_initiate(test, t, frame, len, IW_WAIT);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET,
+			raw_peer_drain(t->raw, frame, sizeof(frame), &got));
+	KUNIT_EXPECT_EQ(test, 0, got);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.n);
+}
+
 static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_connect_close),
 	KUNIT_CASE(cm_iw_reject),
@@ -541,6 +567,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_connect_not_owner),
 	KUNIT_CASE(cm_iw_second_answer),
 	KUNIT_CASE(cm_iw_reply_first),
+	KUNIT_CASE(cm_iw_request_pdata_too_long),
 	KUNIT_CASE_SLOW(cm_iw_rtr_timeout),
 	{}
 };

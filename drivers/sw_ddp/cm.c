@@ -10,7 +10,8 @@
  * passive side gets ESTABLISHED (in RFC 6581 peer-to-peer mode once the
  * initiator's RTR has arrived), the active side a CONNECT_REPLY (status
  * 0: established; -ECONNREFUSED: rejected; -ETIMEDOUT; -ECONNRESET; for a
- * Reply RFC 6581 makes it terminate, -ENOMEM or -EPROTO).  An
+ * Reply RFC 6581 makes it terminate, -ENOMEM or -EPROTO; -EMSGSIZE for
+ * more private data than iw_cm carries).  An
  * established connection may see DISCONNECT (the peer closed) and ends
  * with CLOSE, after which we drop our cm_id reference.  A failed
  * CONNECT_REPLY is the last event too.  Every event is given once, from
@@ -103,10 +104,13 @@ static void cm_event(struct sw_ddp_cep *cep, enum iw_cm_event_type type,
 		ev.ird = min_t(u16, ep->conn.ird, U8_MAX);
 		ev.ord = min_t(u16, ep->conn.ord, U8_MAX);
 	}
+	/* a u8 length: what it cannot carry whole is not given (see below) */
 	if (type == IW_CM_EVENT_CONNECT_REPLY) {
 		cm_addrs(ep, &ev);
-		ev.private_data = (void *)ep->peer.pdata;
-		ev.private_data_len = ep->peer.pdata_len;
+		if (ep->peer.pdata_len <= U8_MAX) {
+			ev.private_data = (void *)ep->peer.pdata;
+			ev.private_data_len = ep->peer.pdata_len;
+		}
 	}
 	if (cep->cm_id->event_handler(cep->cm_id, &ev))
 		pr_warn_ratelimited("sw_ddp: iw_cm event %d lost\n", type);
@@ -146,6 +150,13 @@ static int cm_request(struct sw_ddp_tcp_ep *l, struct sw_ddp_tcp_ep *child)
 	struct sw_ddp_cep *cep;
 	int err;
 
+	/*
+	 * iw_cm carries at most 255 octets of private data (a u8 length),
+	 * RFC 5044 up to 512: a Request whose ULP could not see all of it
+	 * is not handed up, and the connection is reset.  As over SCTP.
+	 */
+	if (req->pdata_len > U8_MAX)
+		return -EMSGSIZE;
 	if (mpa_rr_enhanced(req)) {
 		ev.ird = min_t(u16, req->ird & MPA_V2_IRD_ORD_MASK, U8_MAX);
 		ev.ord = min_t(u16, req->ord & MPA_V2_IRD_ORD_MASK, U8_MAX);
@@ -173,6 +184,9 @@ static int cm_connected(struct sw_ddp_tcp_ep *ep, int status)
 	struct sw_ddp_cep *cep = ep->owner;
 	int err = status;
 
+	/* as for a request (above): the ULP could not see it all */
+	if (!err && ep->peer.pdata_len > U8_MAX)
+		err = -EMSGSIZE;
 	if (!err)
 		err = sw_ddp_qp_llp_attach(cep->qp, &ep->llp, ep->conn.ird,
 					   ep->conn.ord);
