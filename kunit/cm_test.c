@@ -818,6 +818,39 @@ static void cm_test_silent_initiator(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
 }
 
+/*
+ * A Request handed up and never answered (iw_cm drops its event when the
+ * listener's cm_id is going): its socket goes after
+ * SW_DDP_TCP_ANSWER_TIMEOUTS timeouts; the endpoint stays, and a late
+ * answer finds the connection reset.
+ */
+static void cm_test_unanswered_request(struct kunit *test)
+{
+	const unsigned long wait = SW_DDP_TCP_ANSWER_TIMEOUTS * CM_SHORT;
+	struct cm_test *t = test->priv;
+	unsigned long start;
+	struct mpa_rr_hdr h;
+	u8 buf[64];
+	int got, end;
+
+	cm_listen(test, AF_INET, false, CM_SHORT);
+	raw_connect(test);
+	t->raw->sk->sk_rcvtimeo = wait + CM_WAIT;
+	cm_request_hdr(&h);
+	raw_send(test, &h, sizeof(h));
+	cm_wait(test, &t->pas.req_done);
+	start = jiffies;
+	end = raw_peer_drain(t->raw, buf, sizeof(buf), &got);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, end);
+	KUNIT_EXPECT_EQ(test, 0, got);
+	KUNIT_EXPECT_GE(test, jiffies - start, wait - CM_SHORT);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.child);
+	sw_ddp_tcp_lock(t->pas.child);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET,
+			sw_ddp_tcp_reject(t->pas.child, NULL, 0));
+	sw_ddp_tcp_unlock(t->pas.child);
+}
+
 /* A partial Request, then the listener goes: the child goes with it. */
 static void cm_test_listener_gone(struct kunit *test)
 {
@@ -1029,6 +1062,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_oversized_pdata),
 	KUNIT_CASE(cm_test_short_v2),
 	KUNIT_CASE(cm_test_silent_initiator),
+	KUNIT_CASE(cm_test_unanswered_request),
 	KUNIT_CASE(cm_test_listener_gone),
 	KUNIT_CASE(cm_test_request_refused),
 	KUNIT_CASE(cm_test_bad_reply),

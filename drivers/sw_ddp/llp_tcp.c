@@ -577,6 +577,7 @@ static void tcp_ep_got_request(struct sw_ddp_tcp_ep *ep)
 	linked = !list_empty(&ep->child);
 	if (linked && l->state == SW_DDP_TCP_LISTEN) {
 		ep->state = SW_DDP_TCP_GOT_REQ;
+		ep->deadline = jiffies + SW_DDP_TCP_ANSWER_TIMEOUTS * ep->timeout;
 		err = l->ops->request(l, ep);
 	}
 	mutex_unlock(&l->mutex);
@@ -604,6 +605,7 @@ static bool tcp_ep_timed(const struct sw_ddp_tcp_ep *ep)
 	case SW_DDP_TCP_CONNECTING:
 	case SW_DDP_TCP_AWAIT_REP:
 	case SW_DDP_TCP_AWAIT_REQ:
+	case SW_DDP_TCP_GOT_REQ:
 		return true;
 	case SW_DDP_TCP_RDMA:
 		return ep->conn.rtr_wait;
@@ -655,6 +657,12 @@ static void tcp_ep_timeout(struct sw_ddp_tcp_ep *ep)
 		tcp_ep_rtr_timeout(ep);
 		break;
 	default:
+		/*
+		 * AWAIT_REQ: no Request.  GOT_REQ: no answer, and none may
+		 * ever come (iw_cm drops the request's event if the
+		 * listener's cm_id is going); the socket goes, the endpoint
+		 * stays for a late answer, which finds it reset.
+		 */
 		tcp_ep_shut(ep, true);
 	}
 }

@@ -33,6 +33,13 @@
  */
 #define SW_DDP_MPA_TIMEOUT_MS	4000
 
+/*
+ * How many of those a Request handed to the owner waits for its answer
+ * before its socket goes: longer than any initiator waits for the Reply
+ * (ours the timeout above, siw's five seconds).
+ */
+#define SW_DDP_TCP_ANSWER_TIMEOUTS	4
+
 /* What one side asks for, before negotiation. */
 struct sw_ddp_mpa_cfg {
 	u8 rev;			/* highest MPA revision: 1 or 2 */
