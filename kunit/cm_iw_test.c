@@ -405,6 +405,24 @@ static void iw_raw_initiate(struct kunit *test, struct iw_test *t,
 	KUNIT_ASSERT_EQ(test, len, kernel_sendmsg(t->raw, &msg, &iov, 1, len));
 }
 
+/* The next thing the raw initiator reads must be a valid MPA Reply. */
+static void iw_raw_reply(struct kunit *test, struct iw_test *t,
+			 struct mpa_rr_info *rep)
+{
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
+	struct sw_ddp_term_err err;
+	u16 pd_len;
+
+	iw_raw_read(test, t, frame, sizeof(*h));
+	KUNIT_ASSERT_EQ(test, 0, memcmp(h->key, MPA_KEY_REP, MPA_KEY_LEN));
+	pd_len = be16_to_cpu(h->pd_len);
+	KUNIT_ASSERT_LE(test, pd_len, MPA_PD_MAX);
+	iw_raw_read(test, t, frame + sizeof(*h), pd_len);
+	err = mpa_rr_validate(frame, sizeof(*h) + pd_len, true, rep);
+	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+}
+
 /*
  * RFC 6581 peer-to-peer: an initiator (a raw socket) asks for a Write
  * RTR and never sends it.  Once the MPA timeout has passed, the responder
@@ -423,12 +441,9 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 		.ird = 1 | MPA_V2_IRD_P2P, .ord = 1 | MPA_V2_ORD_RTR_WRITE,
 	};
 	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
-	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
 	struct mpa_fpdu_cfg cfg = {};
-	struct sw_ddp_term_err err;
 	struct mpa_rr_info rep;
 	unsigned long start;
-	u16 pd_len;
 	int len, i;
 
 	len = mpa_rr_build(frame, sizeof(frame), &req, false);
@@ -441,12 +456,7 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 	start = jiffies;
 
 	/* the Reply: peer-to-peer, a Write RTR */
-	iw_raw_read(test, t, frame, sizeof(*h));
-	pd_len = be16_to_cpu(h->pd_len);
-	KUNIT_ASSERT_LE(test, pd_len, MPA_PD_MAX);
-	iw_raw_read(test, t, frame + sizeof(*h), pd_len);
-	err = mpa_rr_validate(frame, sizeof(*h) + pd_len, true, &rep);
-	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+	iw_raw_reply(test, t, &rep);
 	KUNIT_EXPECT_TRUE(test, rep.ird & MPA_V2_IRD_P2P);
 	KUNIT_EXPECT_TRUE(test, rep.ord & MPA_V2_ORD_RTR_WRITE);
 	cfg.crc = rep.flags & MPA_FLAG_C;
@@ -487,12 +497,11 @@ static void cm_iw_reply_first(struct kunit *test)
 	const struct rdmap_read_req rd = { .sink_stag = 0x1234, .size = 0 };
 	u8 ulpdu[DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN];
 	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX + 64];
-	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
 	struct mpa_fpdu_cfg cfg = {};
 	struct sw_ddp_term_err err;
 	struct mpa_rr_info rep;
 	u8 resp[DDP_TAGGED_HDR_LEN];
-	u16 pd_len, resp_len;
+	u16 resp_len;
 	int len, n;
 
 	len = mpa_rr_build(frame, sizeof(frame), &req, false);
@@ -510,13 +519,7 @@ static void cm_iw_reply_first(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, iw_cm_accept(t->pas.req_id, &p));
 
 	/* first the Reply */
-	iw_raw_read(test, t, frame, sizeof(*h));
-	KUNIT_ASSERT_EQ(test, 0, memcmp(h->key, MPA_KEY_REP, MPA_KEY_LEN));
-	pd_len = be16_to_cpu(h->pd_len);
-	KUNIT_ASSERT_LE(test, pd_len, MPA_PD_MAX);
-	iw_raw_read(test, t, frame + sizeof(*h), pd_len);
-	err = mpa_rr_validate(frame, sizeof(*h) + pd_len, true, &rep);
-	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
+	iw_raw_reply(test, t, &rep);
 	KUNIT_EXPECT_FALSE(test, rep.flags & MPA_FLAG_C);
 
 	/* then the Read Response: zero-length, to the Request's sink */
