@@ -532,7 +532,7 @@ static int sess_early(void *ctx, const struct sw_ddp_sctp_chunk *c)
 	 * §6.3: before we answer, the peer has sent its one message, the
 	 * Initiate, and may follow it only with a Terminate, which is in
 	 * turn.  Whatever comes ahead of that can never be legal: it ends
-	 * the session now rather than being held for a turn that would.
+	 * the session now, rather than being held until its turn does.
 	 */
 	if (s->state == SW_DDP_SCTP_IDLE || s->state == SW_DDP_SCTP_REQUESTED)
 		return -EPROTO;
