@@ -560,6 +560,81 @@ static void cm_iw_request_pdata_too_long(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, t->pas.n);
 }
 
+/*
+ * The Reply side of the same: an accepting Reply with more private data
+ * than iw_cm carries fails the connect (CONNECT_REPLY -EMSGSIZE, and a
+ * reset), a rejecting one reports none.  300 octets: a u8 would keep 44.
+ */
+static void iw_reply_pdata_too_long(struct kunit *test, u8 flags,
+				    int status)
+{
+	static const u8 pdata[300];
+	const struct mpa_rr_info rep = {
+		.flags = MPA_FLAG_ENHANCED | flags, .rev = MPA_REV_2, .ird = 2,
+		.ord = 2, .pdata = pdata, .pdata_len = sizeof(pdata),
+	};
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .ird = 2, .ord = 2,
+				      .qpn = t->qa->qp_num };
+	struct sockaddr_in raddr = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	struct mpa_rr_hdr *h = (struct mpa_rr_hdr *)frame;
+	struct kvec iov = { .iov_base = frame };
+	struct msghdr msg = {};
+	struct socket *conn;
+	u16 pd_len;
+	int len, i;
+
+	/* a raw responder */
+	KUNIT_ASSERT_EQ(test, 0, sock_create_kern(&init_net, AF_INET,
+						  SOCK_STREAM, IPPROTO_TCP,
+						  &t->raw));
+	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw, (struct sockaddr *)&raddr,
+					     sizeof(raddr)));
+	KUNIT_ASSERT_EQ(test, 0, kernel_listen(t->raw, 1));
+	KUNIT_ASSERT_GT(test, kernel_getsockname(t->raw,
+						 (struct sockaddr *)&raddr), 0);
+	memcpy(&t->aid->remote_addr, &raddr, sizeof(raddr));
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_connect(t->aid, &p));
+	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
+	conn->sk->sk_rcvtimeo = IW_WAIT;
+
+	/* the Request, whole; then the Reply */
+	iov.iov_len = sizeof(*h);
+	len = kernel_recvmsg(conn, &msg, &iov, 1, sizeof(*h), MSG_WAITALL);
+	KUNIT_EXPECT_EQ(test, (int)sizeof(*h), len);
+	pd_len = be16_to_cpu(h->pd_len);
+	KUNIT_ASSERT_LE(test, pd_len, MPA_PD_MAX);
+	iov.iov_len = pd_len;
+	len = kernel_recvmsg(conn, &msg, &iov, 1, pd_len, MSG_WAITALL);
+	KUNIT_EXPECT_EQ(test, (int)pd_len, len);
+	len = mpa_rr_build(frame, sizeof(frame), &rep, true);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iov.iov_len = len;
+	KUNIT_EXPECT_EQ(test, len, kernel_sendmsg(conn, &msg, &iov, 1, len));
+
+	i = iw_wait(test, &t->act, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, status, t->act.ev[i].status);
+	KUNIT_EXPECT_EQ(test, 0, t->act.ev[i].pdata_len);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, t->act.n);
+	KUNIT_EXPECT_NULL(test, to_qp(t->qa)->llp);
+	sock_release(conn);
+}
+
+static void cm_iw_accept_pdata_too_long(struct kunit *test)
+{
+	iw_reply_pdata_too_long(test, 0, -EMSGSIZE);
+}
+
+static void cm_iw_reject_pdata_too_long(struct kunit *test)
+{
+	iw_reply_pdata_too_long(test, MPA_FLAG_R, -ECONNREFUSED);
+}
+
 static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_connect_close),
 	KUNIT_CASE(cm_iw_reject),
@@ -571,6 +646,8 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_second_answer),
 	KUNIT_CASE(cm_iw_reply_first),
 	KUNIT_CASE(cm_iw_request_pdata_too_long),
+	KUNIT_CASE(cm_iw_accept_pdata_too_long),
+	KUNIT_CASE(cm_iw_reject_pdata_too_long),
 	KUNIT_CASE_SLOW(cm_iw_rtr_timeout),
 	{}
 };
