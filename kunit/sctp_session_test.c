@@ -639,37 +639,17 @@ static void sess_bad_desc(const struct sess_bad_chunk *b, char *desc)
 
 KUNIT_ARRAY_PARAM(sess_bad, sess_bad_chunks, sess_bad_desc);
 
-/* §6.6: nothing but a Terminate may come before the passive side answers. */
-static void sess_test_segment_before_accept(struct kunit *test)
-{
-	struct sess_test *t = test->priv;
-	struct sw_ddp_sctp_session *s;
-	u8 seg[20] = { 0, 1 };
-
-	sess_listen(test, 4);
-	raw_connect(test, true);
-	raw_ctrl(test, t->raw, 2, 0, SCTP_DDP_FUNC_INITIATE, 0);
-	sess_wait(test, &t->pas.req_done);
-	s = sess_take_req(t);
-	sess_keep(test, s);
-	KUNIT_ASSERT_EQ(test, (int)sizeof(seg),
-			raw_send(t->raw, 2, SCTP_DDP_PPID_SEGMENT, seg,
-				 sizeof(seg)));
-	raw_expect(test, t->raw, 2, 0, SCTP_DDP_FUNC_TERMINATE);
-	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
-}
-
 /*
- * §6.3: before the passive side answers, the peer may follow its Initiate
- * only with a Terminate, at DDP-SSN 1.  A chunk ahead of that (here a
- * segment at DDP-SSN 2) can never become legal: it ends the session at
- * once, rather than being held for a turn.
+ * §6.3, §6.6: before the passive side answers, the peer may follow its
+ * Initiate only with a Terminate, at DDP-SSN 1.  A segment there, or any
+ * chunk ahead of it (which could never become legal, so it is not held
+ * for its turn), ends the session at once.
  */
-static void sess_test_ahead_before_accept(struct kunit *test)
+static void sess_segment_before_accept(struct kunit *test, u16 ssn)
 {
 	struct sess_test *t = test->priv;
 	struct sw_ddp_sctp_session *s;
-	u8 seg[20] = { 0, 2 };
+	u8 seg[20] = { ssn >> 8, ssn & 0xff };
 
 	sess_listen(test, 4);
 	raw_connect(test, true);
@@ -679,6 +659,16 @@ static void sess_test_ahead_before_accept(struct kunit *test)
 				 sizeof(seg)));
 	raw_expect(test, t->raw, 2, 0, SCTP_DDP_FUNC_TERMINATE);
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
+}
+
+static void sess_test_segment_before_accept(struct kunit *test)
+{
+	sess_segment_before_accept(test, 1);
+}
+
+static void sess_test_ahead_before_accept(struct kunit *test)
+{
+	sess_segment_before_accept(test, 2);
 }
 
 /* An Initiate the RFC forbids is answered by Terminate, not the ULP. */
