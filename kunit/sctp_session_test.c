@@ -820,6 +820,111 @@ static void sess_test_terminate_answer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, t->act[0].pdata_len);
 }
 
+/*
+ * A message larger than one DATA chunk can carry (§9) fails the session
+ * of its stream; the rest of it is dropped, and the next message, on
+ * any stream, is read as usual.
+ */
+static void sess_test_oversized(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u32 len = SW_DDP_SCTP_MSG_MAX + 20000;
+	u8 *big = kunit_kzalloc(test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	raw_establish(test);
+	KUNIT_ASSERT_EQ(test, (int)len,
+			raw_send(t->raw, 3, SCTP_DDP_PPID_SEGMENT, big, len));
+	raw_expect(test, t->raw, 3, 1, SCTP_DDP_FUNC_TERMINATE);
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_FAILED, t->pas.why);
+	raw_request(test, 4);
+	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
+}
+
+/* What reaches the association after the first part of an oversized one */
+struct sess_partial {
+	const char *what;
+	bool tail;		/* the rest of it, up to its MSG_EOR */
+	bool aborted;		/* SCTP_PARTIAL_DELIVERY_ABORTED */
+	u16 next_sid;		/* of the Initiate that follows */
+};
+
+static const struct sess_partial sess_partials[] = {
+	{ "its end, then another stream", true, false, 5 },
+	{ "abort, then the same stream", false, true, 2 },
+	{ "a message of another stream", false, false, 5 },
+};
+
+/* Under a->mutex: one message, as assoc_rx() hands it on. */
+static void sess_feed(struct sw_ddp_sctp_assoc *a, int flags, u16 sid,
+		      u32 ppid, const void *buf, u32 len)
+{
+	struct sctp_rcvinfo info = {
+		.rcv_sid = sid,
+		.rcv_ppid = (__force u32)cpu_to_be32(ppid),
+	};
+
+	memcpy(a->rxbuf, buf, len);
+	sctp_assoc_rx_msg(a, flags, len, flags & MSG_NOTIFICATION ?
+			  NULL : &info);
+}
+
+/*
+ * The rest of an oversized message is dropped, and only that, though a
+ * partial delivery may end without MSG_EOR: SCTP aborts it when the
+ * peer skips the message with FORWARD-TSN (RFC 3758 §3.6).  That takes
+ * a lost fragment, which loopback never has, so the association is
+ * handed what its socket would give it: 64 KiB of a message on stream
+ * 2, then what the parameter says, then an Initiate.  Only the Initiate
+ * may reach the listener.
+ */
+static void sess_test_partial_ends(struct kunit *test)
+{
+	static const struct sctp_ddp_session_ctrl initiate = {
+		.func = cpu_to_be16(SCTP_DDP_FUNC_INITIATE),
+	};
+	const struct sess_partial *p = test->param_value;
+	struct sess_test *t = test->priv;
+	struct sctp_pdapi_event ev = {
+		.pdapi_type = SCTP_PARTIAL_DELIVERY_EVENT,
+		.pdapi_length = sizeof(ev),
+		.pdapi_indication = SCTP_PARTIAL_DELIVERY_ABORTED,
+	};
+	struct sw_ddp_sctp_session *s;
+	struct sw_ddp_sctp_assoc *a;
+	u8 *part = kunit_kzalloc(test, SW_DDP_SCTP_MSG_MAX, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, part);
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	a = raw_request(test, 1)->assoc;
+	mutex_lock(&a->mutex);
+	sess_feed(a, 0, 2, SCTP_DDP_PPID_SESSION_CTRL, part,
+		  SW_DDP_SCTP_MSG_MAX);
+	if (p->tail)	/* were it read as a message: an Initiate */
+		sess_feed(a, MSG_EOR, 2, SCTP_DDP_PPID_SESSION_CTRL, &initiate,
+			  sizeof(initiate));
+	if (p->aborted)
+		sess_feed(a, MSG_NOTIFICATION | MSG_EOR, 0, 0, &ev, sizeof(ev));
+	sess_feed(a, MSG_EOR, p->next_sid, SCTP_DDP_PPID_SESSION_CTRL,
+		  &initiate, sizeof(initiate));
+	mutex_unlock(&a->mutex);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_EXPECT_EQ(test, p->next_sid, s->sid);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
+}
+
+static void sess_partial_desc(const struct sess_partial *p, char *desc)
+{
+	strscpy(desc, p->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sess_partial, sess_partials, sess_partial_desc);
+
 static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_accept),
 	KUNIT_CASE(sess_test_passive_close),
@@ -838,6 +943,8 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_bad_answer),
 	KUNIT_CASE(sess_test_late_accept),
 	KUNIT_CASE(sess_test_terminate_answer),
+	KUNIT_CASE(sess_test_oversized),
+	KUNIT_CASE_PARAM(sess_test_partial_ends, sess_partial_gen_params),
 	{}
 };
 

@@ -272,6 +272,7 @@ static int sctp_sock_setup(struct socket *sock)
 		.sctp_shutdown_event = 1,
 		.sctp_adaptation_layer_event = 1,
 		.sctp_sender_dry_event = 1,
+		.sctp_partial_delivery_event = 1,
 	};
 	static const struct sctp_initmsg init = {
 		.sinit_num_ostreams = SW_DDP_SCTP_STREAMS,
@@ -561,24 +562,39 @@ static void assoc_notification(struct sw_ddp_sctp_assoc *a, u32 len)
 	case SCTP_SHUTDOWN_EVENT:	/* the peer sends nothing more */
 		assoc_down(a, -ECONNRESET, false);
 		break;
+	case SCTP_PARTIAL_DELIVERY_EVENT:
+		/* the message being skipped ends here, without its end */
+		if (len >= sizeof(n->sn_pdapi_event) &&
+		    n->sn_pdapi_event.pdapi_indication ==
+		    SCTP_PARTIAL_DELIVERY_ABORTED)
+			a->skip_sid = -1;
+		break;
 	default:
 		break;	/* SENDER_DRY: the sessions look at acks below */
 	}
 	assoc_maybe_up(a);
 }
 
-/* One user message: a DDP payload data chunk of some session. */
+/*
+ * One user message: a DDP payload data chunk of some session.  What is
+ * left of an oversized one is read and dropped up to its MSG_EOR.  It
+ * may also end unseen: a FORWARD-TSN (RFC 3758 §3.6) aborts the partial
+ * delivery, which SCTP reports only with SCTP_PARTIAL_DELIVERY_EVENT
+ * (RFC 6458 §6.1.7; assoc_notification()).  Nothing of another stream
+ * is delivered while one is partial (no fragment interleave), so a
+ * message of another stream says the same.
+ */
 static void assoc_data(struct sw_ddp_sctp_assoc *a, int flags, u32 len,
 		       const struct sctp_rcvinfo *info)
 {
 	struct sw_ddp_sctp_chunk msg = {};
 
-	if (a->skip_sid >= 0) {
-		/* the rest of an oversized message */
+	if (a->skip_sid == info->rcv_sid) {
 		if (flags & MSG_EOR)
 			a->skip_sid = -1;
 		return;
 	}
+	a->skip_sid = -1;
 	if (a->state != SW_DDP_SCTP_A_UP) {
 		/* §11.1: DDP only once the peer's indication was checked */
 		assoc_down(a, -ECONNREFUSED, true);
@@ -594,6 +610,21 @@ static void assoc_data(struct sw_ddp_sctp_assoc *a, int flags, u32 len,
 	msg.len = len;
 	sctp_sess_rx(a, info->rcv_sid, &msg);
 }
+
+/*
+ * One message read whole or in part into a->rxbuf: a notification, or
+ * data with its stream and PPID (@info; data without them is dropped).
+ */
+VISIBLE_IF_KUNIT void sctp_assoc_rx_msg(struct sw_ddp_sctp_assoc *a,
+					int flags, u32 len,
+					const struct sctp_rcvinfo *info)
+{
+	if (flags & MSG_NOTIFICATION)
+		assoc_notification(a, len);
+	else if (info)
+		assoc_data(a, flags, len, info);
+}
+EXPORT_SYMBOL_IF_KUNIT(sctp_assoc_rx_msg);
 
 /*
  * A whole DDP Segment chunk at the head of the socket's queue is read in
@@ -713,10 +744,7 @@ static void assoc_rx(struct sw_ddp_sctp_assoc *a)
 			assoc_down(a, -ECONNRESET, n < 0);
 			return;
 		}
-		if (flags & MSG_NOTIFICATION)
-			assoc_notification(a, n);
-		else if (has_info)
-			assoc_data(a, flags, n, &info);
+		sctp_assoc_rx_msg(a, flags, n, has_info ? &info : NULL);
 	}
 	set_bit(SCTP_A_EV_RX, &a->events);	/* more, in the next run */
 }

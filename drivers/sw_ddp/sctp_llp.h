@@ -317,4 +317,11 @@ void sctp_sess_assoc_up(struct sw_ddp_sctp_session *s);
 void sctp_sess_assoc_down(struct sw_ddp_sctp_session *s, int status);
 void sctp_sess_run(struct sw_ddp_sctp_session *s);
 
+/* sctp_assoc.c; visible for KUnit, under the association's mutex */
+#if IS_ENABLED(CONFIG_KUNIT)
+struct sctp_rcvinfo;
+void sctp_assoc_rx_msg(struct sw_ddp_sctp_assoc *a, int flags, u32 len,
+		       const struct sctp_rcvinfo *info);
+#endif
+
 #endif /* SW_DDP_SCTP_LLP_H */
