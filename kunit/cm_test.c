@@ -23,6 +23,7 @@
 #define CM_WAIT		msecs_to_jiffies(3000)
 #define CM_TIMEOUT	msecs_to_jiffies(2000)	/* handshake, normal tests */
 #define CM_SHORT	msecs_to_jiffies(300)	/* when the timeout is tested */
+#define CM_BACKLOG	8			/* cm_listen()'s */
 
 /* What one side's upcalls saw. */
 struct cm_rec {
@@ -159,7 +160,7 @@ static void cm_listen(struct kunit *test, int family, bool any,
 	int err;
 
 	cm_addr(&ss, family, any);
-	err = sw_ddp_tcp_listen(&init_net, &ss, 8, 0, false, timeout,
+	err = sw_ddp_tcp_listen(&init_net, &ss, CM_BACKLOG, 0, false, timeout,
 				&rec_ops, &t->pas, &t->listener);
 	KUNIT_ASSERT_EQ(test, 0, err);
 	KUNIT_ASSERT_GE(test, kernel_getsockname(t->listener->sock,
@@ -851,6 +852,48 @@ static void cm_test_unanswered_request(struct kunit *test)
 	sw_ddp_tcp_unlock(t->pas.child);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(cm_sock_release_action, sock_release,
+			    struct socket *);
+
+/*
+ * Connections that send no Request hold the listener's backlog and no
+ * more of it: the next one waits in TCP's accept queue until one of
+ * them goes.
+ */
+static void cm_test_backlog(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct socket *idle[CM_BACKLOG];
+	struct mpa_rr_hdr h;
+	int i;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	for (i = 0; i < CM_BACKLOG; i++) {
+		KUNIT_ASSERT_EQ(test, 0,
+				sock_create_kern(&init_net, AF_INET,
+						 SOCK_STREAM, IPPROTO_TCP,
+						 &idle[i]));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test,
+							  cm_sock_release_action,
+							  idle[i]));
+		KUNIT_ASSERT_EQ(test, 0,
+				kernel_connect(idle[i],
+					       (struct sockaddr *)&t->laddr,
+					       sizeof(struct sockaddr_in), 0));
+	}
+	raw_connect(test);
+	cm_request_hdr(&h);
+	raw_send(test, &h, sizeof(h));
+	KUNIT_EXPECT_EQ(test, 0UL,
+			wait_for_completion_timeout(&t->pas.req_done,
+						    CM_SHORT));
+	/* one goes (FIN): the Request behind them is taken */
+	KUNIT_ASSERT_EQ(test, 0, kernel_sock_shutdown(idle[0], SHUT_RDWR));
+	cm_wait(test, &t->pas.req_done);
+	KUNIT_EXPECT_EQ(test, 1, t->pas.nreq);
+}
+
 /* A partial Request, then the listener goes: the child goes with it. */
 static void cm_test_listener_gone(struct kunit *test)
 {
@@ -1063,6 +1106,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_short_v2),
 	KUNIT_CASE(cm_test_silent_initiator),
 	KUNIT_CASE(cm_test_unanswered_request),
+	KUNIT_CASE(cm_test_backlog),
 	KUNIT_CASE(cm_test_listener_gone),
 	KUNIT_CASE(cm_test_request_refused),
 	KUNIT_CASE(cm_test_bad_reply),

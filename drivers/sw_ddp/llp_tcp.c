@@ -247,7 +247,7 @@ static int tcp_sock_bind(struct socket *sock,
  * sw_ddp_tcp_listen() - listen for MPA connections
  * @net: network namespace of the device
  * @addr: IPv4 or IPv6 address and port, possibly the wildcard
- * @backlog: TCP backlog
+ * @backlog: TCP backlog, and how many connections may wait for a Request
  * @ifindex: for a wildcard @addr, the only interface to accept on (0: any)
  * @v6only: an IPv6 wildcard does not take IPv4 connections
  * @timeout: jiffies an accepted connection has to send its MPA Request
@@ -280,6 +280,7 @@ int sw_ddp_tcp_listen(struct net *net, const struct sockaddr_storage *addr,
 		goto err_sock;
 	}
 	ep->state = SW_DDP_TCP_LISTEN;
+	ep->max_children = max(backlog, 1);
 	tcp_ep_attach_sock(ep, sock, NULL);
 	err = kernel_listen(sock, backlog);
 	if (err) {
@@ -456,6 +457,10 @@ static void tcp_ep_unlink_child(struct sw_ddp_tcp_ep *ep)
 	mutex_lock_nested(&l->mutex, SINGLE_DEPTH_NESTING);
 	linked = !list_empty(&ep->child);
 	list_del_init(&ep->child);
+	/* a full listener takes the next one from TCP's accept queue */
+	if (linked && l->nchildren-- == l->max_children &&
+	    l->state == SW_DDP_TCP_LISTEN)
+		tcp_ep_kick(l, 0);
 	mutex_unlock(&l->mutex);
 	ep->listener = NULL;
 	if (linked)
@@ -702,18 +707,25 @@ static void tcp_ep_accept_one(struct sw_ddp_tcp_ep *l, struct socket *sock)
 	ep->listener = l;
 	sw_ddp_tcp_get(ep);			/* the list's */
 	list_add_tail(&ep->child, &l->children);
+	l->nchildren++;
 	tcp_ep_attach_sock(ep, sock, l);
 	set_bit(SW_DDP_TCP_EV_RX, &ep->events);	/* may be in already */
 	tcp_ep_kick(ep, 0);
 	sw_ddp_tcp_put(ep);
 }
 
-/* Listener: take every connection TCP has completed. */
+/*
+ * Listener: take the connections TCP has completed, as long as fewer
+ * than its backlog wait for their Request.  A peer that connects and
+ * sends nothing holds a child until the MPA timeout; the rest wait in
+ * TCP's accept queue, which the backlog bounds too.
+ */
 static void tcp_ep_listen(struct sw_ddp_tcp_ep *l)
 {
 	struct socket *sock;
 
-	while (!kernel_accept(l->sock, &sock, O_NONBLOCK))
+	while (l->nchildren < l->max_children &&
+	       !kernel_accept(l->sock, &sock, O_NONBLOCK))
 		tcp_ep_accept_one(l, sock);
 }
 
@@ -876,6 +888,7 @@ static void tcp_ep_close_listener(struct sw_ddp_tcp_ep *l)
 	LIST_HEAD(orphans);
 
 	list_splice_init(&l->children, &orphans);
+	l->nchildren = 0;
 	l->state = SW_DDP_TCP_CLOSED;
 	tcp_ep_release_sock(l, false);
 	list_for_each_entry_safe(ep, tmp, &orphans, child) {

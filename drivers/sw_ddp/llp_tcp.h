@@ -163,8 +163,12 @@ struct sw_ddp_tcp_ep {
 	void (*rx_ready)(struct sw_ddp_tcp_ep *ep);
 	struct sw_ddp_tcp_data *data;	/* llp_tcp_data.c, RDMA mode */
 
-	/* Listener: children not yet given to the owner; child: its parent */
+	/*
+	 * Listener: children not yet given to the owner, at most its
+	 * backlog (the rest wait in TCP's accept queue); child: its parent
+	 */
 	struct list_head children;
+	u32 nchildren, max_children;
 	struct list_head child;
 	struct sw_ddp_tcp_ep *listener;
 	struct list_head all;		/* sw_ddp_tcp_eps, for rmmod */
