@@ -925,6 +925,95 @@ static void sess_partial_desc(const struct sess_partial *p, char *desc)
 
 KUNIT_ARRAY_PARAM(sess_partial, sess_partials, sess_partial_desc);
 
+/* What the peer sends while our Accept waits for room (§6.3, §6.6) */
+struct sess_unsent {
+	const char *what;
+	u16 func;		/* PPID 17; 0: a DDP Segment */
+	enum sw_ddp_sctp_close why;
+	int terminates;		/* ours, on its stream */
+};
+
+static const struct sess_unsent sess_unsents[] = {
+	{ "a segment: it fails", 0, SW_DDP_SCTP_FAILED, 1 },
+	{ "its Terminate: no answer goes", SCTP_DDP_FUNC_TERMINATE,
+	  SW_DDP_SCTP_PEER_TERM, 0 },
+};
+
+/* Fill the association's send buffer toward a peer that does not read. */
+static void sess_fill_sndbuf(struct kunit *test, struct sw_ddp_sctp_assoc *a,
+			     u16 sid)
+{
+	u8 *junk = kunit_kzalloc(test, SZ_32K, GFP_KERNEL);
+	struct kvec v = { .iov_base = junk, .iov_len = SZ_32K };
+	struct iov_iter it;
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, junk);
+	mutex_lock(&a->mutex);
+	for (i = 0; i < 1024 && !err; i++) {
+		iov_iter_kvec(&it, ITER_SOURCE, &v, 1, SZ_32K);
+		err = sctp_assoc_send(a, sid, SCTP_DDP_PPID_SEGMENT, &it);
+	}
+	mutex_unlock(&a->mutex);
+	KUNIT_ASSERT_EQ(test, -EAGAIN, err);
+}
+
+/*
+ * The ULP accepted, but the Accept is still waiting for room in SCTP's
+ * send buffer: the peer has not seen it, and may send only a Terminate.
+ * A segment ends the session (the Accept becomes our Terminate); a
+ * Terminate ends it with nothing sent.  Then the peer reads all it was
+ * sent: on the session's stream, only that Terminate, or nothing.
+ */
+static void sess_test_accept_unsent(struct kunit *test)
+{
+	const struct sess_unsent *p = test->param_value;
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	struct sctp_ddp_session_ctrl h;
+	u8 seg[20] = { 0, 1 };	/* DDP-SSN 1 */
+	int n, terminates = 0;
+	u32 ppid = 0;
+	u16 sid = 0;
+	u8 *buf;
+
+	buf = kunit_kmalloc(test, SW_DDP_SCTP_MSG_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	s = raw_request(test, 1);
+	sess_fill_sndbuf(test, s->assoc, 9);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	if (p->func)
+		raw_ctrl(test, t->raw, 1, 1, p->func, 0);
+	else
+		KUNIT_ASSERT_EQ(test, (int)sizeof(seg),
+				raw_send(t->raw, 1, SCTP_DDP_PPID_SEGMENT, seg,
+					 sizeof(seg)));
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, p->why, t->pas.why);
+	while ((n = raw_recv(t->raw, &sid, &ppid, buf,
+			     SW_DDP_SCTP_MSG_MAX)) > 0) {
+		if (sid != 1)
+			continue;
+		KUNIT_ASSERT_EQ(test, (int)sizeof(h), n);
+		memcpy(&h, buf, sizeof(h));
+		KUNIT_EXPECT_EQ(test, (u32)SCTP_DDP_PPID_SESSION_CTRL, ppid);
+		KUNIT_EXPECT_EQ(test, 0, be16_to_cpu(h.ssn));
+		KUNIT_EXPECT_EQ(test, SCTP_DDP_FUNC_TERMINATE,
+				be16_to_cpu(h.func));
+		terminates++;
+	}
+	KUNIT_EXPECT_EQ(test, p->terminates, terminates);
+}
+
+static void sess_unsent_desc(const struct sess_unsent *p, char *desc)
+{
+	strscpy(desc, p->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sess_unsent, sess_unsents, sess_unsent_desc);
+
 static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_accept),
 	KUNIT_CASE(sess_test_passive_close),
@@ -945,6 +1034,8 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_terminate_answer),
 	KUNIT_CASE(sess_test_oversized),
 	KUNIT_CASE_PARAM(sess_test_partial_ends, sess_partial_gen_params),
+	KUNIT_CASE_PARAM_ATTR(sess_test_accept_unsent, sess_unsent_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 

@@ -1262,6 +1262,7 @@ int sctp_assoc_send(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
 		return n;
 	return n == len ? 0 : -EIO;
 }
+EXPORT_SYMBOL_IF_KUNIT(sctp_assoc_send);
 
 /*
  * The associations' work receives every DDP segment: high priority, so it

@@ -417,12 +417,27 @@ static int sess_answer_rx(struct sw_ddp_sctp_session *s, u16 func,
 	return 0;
 }
 
+/*
+ * Passive: the ULP accepted, but the Accept still waits for room in the
+ * association's send buffer.  For the peer the session is still
+ * requested (§6.3): it may send only its Terminate.
+ */
+static bool sess_accept_unsent(const struct sw_ddp_sctp_session *s)
+{
+	return s->ctrl == SCTP_DDP_FUNC_ACCEPT;
+}
+
 /* The peer ended an accepted session (§6.2): ours ends too. */
 static void sess_peer_term(struct sw_ddp_sctp_session *s)
 {
 	s->rx_end = true;
 	s->rx_dead = true;
 	sess_shut_segments(s);
+	if (sess_accept_unsent(s)) {
+		/* §6.3: it gave up its Initiate; our answer never went */
+		s->ctrl = 0;
+		s->tx_end = true;
+	}
 	sess_terminate(s);
 	sess_finalize(s, s->fail_pending ? s->fail_why :
 					   SW_DDP_SCTP_PEER_TERM);
@@ -499,6 +514,8 @@ static int sess_seg_rx(struct sw_ddp_sctp_session *s,
 {
 	switch (s->state) {
 	case SW_DDP_SCTP_RDMA:
+		if (sess_accept_unsent(s))
+			return -EPROTO;	/* §6.6: it has no Accept yet */
 		/* DDP refused it: it sends its Terminate, then closes */
 		if (s->rx && !s->rx_dead && sess_seg_to_ddp(s, c, false) < 0)
 			s->rx_dead = true;
@@ -529,12 +546,14 @@ static int sess_early(void *ctx, const struct sw_ddp_sctp_chunk *c)
 	int ret;
 
 	/*
-	 * §6.3: before we answer, the peer has sent its one message, the
-	 * Initiate, and may follow it only with a Terminate, which is in
-	 * turn.  Whatever comes ahead of that can never be legal: it ends
-	 * the session now, rather than being held until its turn does.
+	 * §6.3: before our answer has gone out, the peer has sent its one
+	 * message, the Initiate, and may follow it only with a Terminate,
+	 * which is in turn.  Whatever comes ahead of that can never be
+	 * legal: it ends the session now, rather than being held until its
+	 * turn does.
 	 */
-	if (s->state == SW_DDP_SCTP_IDLE || s->state == SW_DDP_SCTP_REQUESTED)
+	if (s->state == SW_DDP_SCTP_IDLE ||
+	    s->state == SW_DDP_SCTP_REQUESTED || sess_accept_unsent(s))
 		return -EPROTO;
 	if (c->ppid != SCTP_DDP_PPID_SEGMENT)
 		return 0;
