@@ -737,6 +737,31 @@ static void sess_test_no_adaptation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
 }
 
+/*
+ * A peer that comes up and never sends an Initiate holds its passive
+ * association for SW_DDP_SCTP_TIMEOUT_MS, then we close it (SHUTDOWN).
+ */
+static void sess_test_idle_passive(struct kunit *test)
+{
+	const unsigned long idle = msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
+	struct sess_test *t = test->priv;
+	unsigned long start;
+	u32 ppid;
+	u16 sid;
+	u8 buf[8];
+	int n;
+
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	start = jiffies;
+	t->raw->sk->sk_rcvtimeo = idle + SESS_WAIT;
+	n = raw_recv(t->raw, &sid, &ppid, buf, sizeof(buf));
+	KUNIT_EXPECT_TRUE_MSG(test, n == 0 || n == -ECONNRESET || n == -EPIPE,
+			      "got %d", n);
+	KUNIT_EXPECT_GE(test, jiffies - start, idle - SESS_SHORT);
+	KUNIT_EXPECT_EQ(test, 0, t->pas.nreq);
+}
+
 /* §11.3: the association is lost; the session's owner hears, once. */
 static void sess_test_assoc_lost(struct kunit *test)
 {
@@ -1028,6 +1053,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_bad_initiate),
 	KUNIT_CASE(sess_test_reinitiate),
 	KUNIT_CASE(sess_test_no_adaptation),
+	KUNIT_CASE_SLOW(sess_test_idle_passive),
 	KUNIT_CASE(sess_test_assoc_lost),
 	KUNIT_CASE(sess_test_bad_answer),
 	KUNIT_CASE(sess_test_late_accept),

@@ -752,23 +752,36 @@ static void assoc_rx(struct sw_ddp_sctp_assoc *a)
 /*
  * Nothing left to carry: close gracefully (SHUTDOWN).  A passive
  * association stays while a listener takes Initiates for it: the peer
- * opens the sessions on it and closes it when done.
+ * opens the sessions on it and closes it when done.  But not for long
+ * with none: ours closes its side as soon as it carries no session, and
+ * a peer that connects and never sends an Initiate would pin a socket
+ * and a->rxbuf for as long as the listener is open.
  */
 static void assoc_idle_check(struct sw_ddp_sctp_assoc *a)
 {
 	struct sw_ddp_sctp_listener *l;
 
 	if (a->state == SW_DDP_SCTP_A_DOWN || !xa_empty(&a->sess) ||
-	    !list_empty(&a->waiting))
+	    !list_empty(&a->waiting)) {
+		a->idle_set = false;
 		return;
+	}
 	if (!a->active) {
 		if (a->state == SW_DDP_SCTP_A_SETUP)
 			return;
+		if (!a->idle_set) {
+			a->idle_set = true;
+			a->idle_end = jiffies +
+				      msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
+		}
 		l = sctp_listener_find(a->net, &a->laddr);
-		if (l) {
+		if (l && time_before(jiffies, a->idle_end)) {
 			sctp_listener_put(l);
+			sctp_assoc_run_by(a, a->idle_end);
 			return;
 		}
+		if (l)
+			sctp_listener_put(l);
 	}
 	assoc_down(a, -ECONNRESET, false);
 }
@@ -1194,7 +1207,7 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_listen);
  *
  * No ops->request runs for @l once this returns.  Sessions already
  * given to the owner go on; the associations they run on stay until
- * their peers close them, or until they are idle with no listener.
+ * their peers close them, or until they are idle (assoc_idle_check()).
  */
 void sw_ddp_sctp_listen_close(struct sw_ddp_sctp_listener *l)
 {

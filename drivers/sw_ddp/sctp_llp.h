@@ -143,6 +143,8 @@ struct sw_ddp_sctp_assoc {
 	unsigned long events;		/* SCTP_A_EV_*, atomic bitops */
 	unsigned long rx_kicked;	/* SCTP_A_RX_KICKED, atomic bitops */
 	unsigned long deadline;		/* jiffies: setup done by then */
+	unsigned long idle_end;		/* passive, no session: closes then */
+	bool idle_set;
 	unsigned long timer;		/* jiffies: run again by then */
 	bool timer_set;
 	bool ctrl_waiting;		/* a control message waits for room */
