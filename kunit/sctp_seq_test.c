@@ -389,6 +389,53 @@ static void seq_pool_shared(struct kunit *test)
 	sw_ddp_sctp_seq_share(&f->q, NULL, 0);
 }
 
+static void seq_all_max_restore(void *unused)
+{
+	WRITE_ONCE(sw_ddp_sctp_held_all_max, SW_DDP_SCTP_ALL_HELD_MAX);
+}
+
+/*
+ * Sequences that share nothing still hold no more together than
+ * SW_DDP_SCTP_ALL_HELD_MAX (lowered here to 8 KiB above what is held
+ * now), and what one gives back another may take.
+ */
+static void seq_all_held_cap(struct kunit *test)
+{
+	struct seq_fx *f = test->priv;
+	long base = atomic_long_read(&sw_ddp_sctp_held_all);
+	struct sw_ddp_sctp_seq other;
+	long room = 8 * 1024;
+	struct tchunk t;
+	int err = 0;
+	u16 ssn, mine;
+
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   seq_all_max_restore,
+							   NULL));
+	WRITE_ONCE(sw_ddp_sctp_held_all_max, base + room);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sctp_seq_init(&other, HELD_MAX), 0);
+	for (mine = 1; f->q.held_bytes < room / 2; mine++)
+		KUNIT_ASSERT_EQ(test, seq_put(f, mine), 0);
+	for (ssn = 1; ssn < 1000 && !err; ssn++) {
+		tchunk_make(&t, ssn, SCTP_DDP_PPID_SEGMENT);
+		err = sw_ddp_sctp_seq_rx(&other, ssn, &t.c, &rec_ops, &f->r);
+	}
+	KUNIT_EXPECT_EQ(test, err, -ENOBUFS);
+	KUNIT_EXPECT_LT(test, other.held_bytes, room / 2 + TCHUNK_LEN * 2);
+	KUNIT_EXPECT_LE(test, atomic_long_read(&sw_ddp_sctp_held_all),
+			base + room);
+	sw_ddp_sctp_seq_fini(&other);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sw_ddp_sctp_held_all),
+			base + f->q.held_bytes);
+	/* the room it gave back is the first one's to take */
+	for (; f->q.held_bytes < room - TCHUNK_LEN * 2; mine++)
+		KUNIT_ASSERT_EQ(test, seq_put(f, mine), 0);
+	KUNIT_EXPECT_GE(test, f->q.held_bytes, room - TCHUNK_LEN * 2);
+	KUNIT_ASSERT_EQ(test, seq_put(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->q.held_bytes, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sw_ddp_sctp_held_all), base);
+}
+
 /* Early-taken chunks cost nothing against the cap. */
 static void seq_cap_early_free(struct kunit *test)
 {
@@ -549,6 +596,7 @@ static struct kunit_case sctp_seq_cases[] = {
 	KUNIT_CASE(seq_replay_early),
 	KUNIT_CASE(seq_held_cap),
 	KUNIT_CASE(seq_pool_shared),
+	KUNIT_CASE(seq_all_held_cap),
 	KUNIT_CASE(seq_cap_early_free),
 	KUNIT_CASE(seq_dead_deliver),
 	KUNIT_CASE(seq_dead_early),

@@ -109,8 +109,14 @@ struct sw_ddp_sctp_seq_ops {
  * @held_max octets: a peer that leaves a gap and keeps sending beyond it
  * ends the session rather than exhausting memory.  Sessions that share
  * an association may also share a @pool, capped at @pool_max octets, so
- * that a peer cannot multiply the cap by the sessions it opens.
+ * that a peer cannot multiply the cap by the sessions it opens.  And
+ * every sequence together holds at most SW_DDP_SCTP_ALL_HELD_MAX: nothing
+ * else bounds how many associations carry sessions that ULPs accepted.
+ * Past it a chunk that must be held fails its session, rather than the
+ * machine running out of memory.
  */
+#define SW_DDP_SCTP_ALL_HELD_MAX	(256L << 20)
+
 struct sw_ddp_sctp_seq {
 	u16 next;			/* DDP-SSN of the next chunk in turn */
 	unsigned long *seen;		/* received ahead of @next */
@@ -130,6 +136,10 @@ int sw_ddp_sctp_seq_init(struct sw_ddp_sctp_seq *q, u32 held_max);
 void sw_ddp_sctp_seq_share(struct sw_ddp_sctp_seq *q, atomic_t *pool,
 			   u32 pool_max);
 void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern atomic_long_t sw_ddp_sctp_held_all;	/* octets, every sequence */
+extern long sw_ddp_sctp_held_all_max;	/* SW_DDP_SCTP_ALL_HELD_MAX */
+#endif
 /*
  * One chunk with DDP-SSN @ssn arrived.  Return: 0; -EPROTO for a
  * DDP-SSN outside the window or a replay; -ENOBUFS over the cap; or the

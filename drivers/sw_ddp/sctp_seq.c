@@ -48,12 +48,19 @@ static size_t seq_held_size(u32 len)
 	return kmalloc_size_roundup(struct_size(h, data, len));
 }
 
+/* Octets held by every sequence there is, and their cap */
+VISIBLE_IF_KUNIT atomic_long_t sw_ddp_sctp_held_all = ATOMIC_LONG_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_held_all);
+VISIBLE_IF_KUNIT long sw_ddp_sctp_held_all_max = SW_DDP_SCTP_ALL_HELD_MAX;
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_held_all_max);
+
 /* @size octets held, or (negative) given back, counted where they go. */
 static void seq_account(struct sw_ddp_sctp_seq *q, int size)
 {
 	q->held_bytes += size;
 	if (q->pool)
 		atomic_add(size, q->pool);
+	atomic_long_add(size, &sw_ddp_sctp_held_all);
 }
 
 /**
@@ -123,7 +130,9 @@ static int seq_hold(struct sw_ddp_sctp_seq *q, u16 ssn,
 	if (size > q->held_max - q->held_bytes)
 		return -ENOBUFS;
 	seq_account(q, size);
-	if (q->pool && atomic_read(q->pool) > q->pool_max) {
+	if ((q->pool && atomic_read(q->pool) > q->pool_max) ||
+	    atomic_long_read(&sw_ddp_sctp_held_all) >
+	    READ_ONCE(sw_ddp_sctp_held_all_max)) {
 		err = -ENOBUFS;
 		goto err;
 	}
