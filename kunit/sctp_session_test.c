@@ -964,9 +964,12 @@ static const struct sess_unsent sess_unsents[] = {
 	  SW_DDP_SCTP_PEER_TERM, 0 },
 };
 
-/* Fill the association's send buffer toward a peer that does not read. */
+/*
+ * Send @len octets on stream @sid (0: until the send buffer is full) to
+ * a peer that will not read them.
+ */
 static void sess_fill_sndbuf(struct kunit *test, struct sw_ddp_sctp_assoc *a,
-			     u16 sid)
+			     u16 sid, u32 len)
 {
 	u8 *junk = kunit_kzalloc(test, SZ_32K, GFP_KERNEL);
 	struct kvec v = { .iov_base = junk, .iov_len = SZ_32K };
@@ -975,12 +978,12 @@ static void sess_fill_sndbuf(struct kunit *test, struct sw_ddp_sctp_assoc *a,
 
 	KUNIT_ASSERT_NOT_NULL(test, junk);
 	mutex_lock(&a->mutex);
-	for (i = 0; i < 1024 && !err; i++) {
+	for (i = 0; i < 1024 && !err && (!len || i < len / SZ_32K); i++) {
 		iov_iter_kvec(&it, ITER_SOURCE, &v, 1, SZ_32K);
 		err = sctp_assoc_send(a, sid, SCTP_DDP_PPID_SEGMENT, &it);
 	}
 	mutex_unlock(&a->mutex);
-	KUNIT_ASSERT_EQ(test, -EAGAIN, err);
+	KUNIT_ASSERT_EQ(test, len ? 0 : -EAGAIN, err);
 }
 
 /*
@@ -1007,7 +1010,7 @@ static void sess_test_accept_unsent(struct kunit *test)
 	sess_listen(test, 4);
 	raw_connect(test, true);
 	s = raw_request(test, 1);
-	sess_fill_sndbuf(test, s->assoc, 9);
+	sess_fill_sndbuf(test, s->assoc, 9, 0);
 	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
 	if (p->func)
 		raw_ctrl(test, t->raw, 1, 1, p->func, 0);
@@ -1039,6 +1042,39 @@ static void sess_unsent_desc(const struct sess_unsent *p, char *desc)
 
 KUNIT_ARRAY_PARAM(sess_unsent, sess_unsents, sess_unsent_desc);
 
+/*
+ * §6.6: a closed session's stream id is free again once the chunks of
+ * its own stream are acknowledged, whatever the association's other
+ * streams keep in flight (all the sessions to a peer share it).  Here
+ * the peer stops reading with 512 KiB of another stream sent to it.
+ */
+static void sess_test_sid_free_busy(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u16 sid = raw_passive(test, SESS_TIMEOUT);
+	struct sw_ddp_sctp_session *s;
+	bool held = true;
+	int i;
+
+	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_ACCEPT, 0);
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_ASSERT_EQ(test, 0, t->act[0].status);
+	s = t->conn[0];
+	sw_ddp_sctp_lock(s);
+	sw_ddp_sctp_close(s);
+	sw_ddp_sctp_unlock(s);
+	raw_expect(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE);
+	sess_fill_sndbuf(test, s->assoc, (sid + 1) % RAW_STREAMS, SZ_512K);
+	raw_ctrl(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE, 0);
+	for (i = 0; i < 20 && held; i++) {
+		msleep(50);
+		sw_ddp_sctp_lock(s);
+		held = s->has_sid;
+		sw_ddp_sctp_unlock(s);
+	}
+	KUNIT_EXPECT_FALSE_MSG(test, held, "stream id %u still in use", sid);
+}
+
 static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_accept),
 	KUNIT_CASE(sess_test_passive_close),
@@ -1062,6 +1098,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE_PARAM(sess_test_partial_ends, sess_partial_gen_params),
 	KUNIT_CASE_PARAM_ATTR(sess_test_accept_unsent, sess_unsent_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE(sess_test_sid_free_busy),
 	{}
 };
 

@@ -365,7 +365,7 @@ static int sctp_sock_create(struct net *net, const struct sockaddr_storage *addr
 
 /*
  * The SCTP association behind a one-to-one socket, and what we read of
- * it: §9's limit, where it runs, whether all we sent is acknowledged.
+ * it: §9's limit, where it runs, what of a stream is acknowledged.
  * SCTP has no kernel getsockopt() that would tell us.
  */
 static struct sctp_association *assoc_sctp(struct sock *sk)
@@ -395,10 +395,34 @@ static void assoc_refresh_limit(struct sw_ddp_sctp_assoc *a)
 				     SW_DDP_SCTP_SEG_MAX));
 }
 
-/* Everything sent so far has been acknowledged by the peer's SCTP. */
-bool sctp_assoc_all_acked(struct sw_ddp_sctp_assoc *a)
+/* A DATA chunk of stream @sid on @chunks, linked by @sent's list. */
+static bool chunks_carry(const struct list_head *chunks, bool sent, u16 sid)
+{
+	struct sctp_chunk *c;
+
+	if (sent) {
+		list_for_each_entry(c, chunks, transmitted_list)
+			if (!c->tsn_gap_acked && sctp_chunk_stream_no(c) == sid)
+				return true;
+	} else {
+		list_for_each_entry(c, chunks, list)
+			if (sctp_chunk_stream_no(c) == sid)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Everything sent so far on stream @sid has reached the peer's SCTP:
+ * none of its DATA chunks is still queued, waiting to be sent again, or
+ * sent and not acknowledged, cumulatively or by a gap ack.  Per stream:
+ * all the sessions to a peer share one association, and the others may
+ * keep data in flight for as long as they run.
+ */
+bool sctp_assoc_stream_acked(struct sw_ddp_sctp_assoc *a, u16 sid)
 {
 	struct sctp_association *asoc;
+	struct sctp_transport *t;
 	struct sock *sk;
 	bool acked = false;
 
@@ -407,14 +431,18 @@ bool sctp_assoc_all_acked(struct sw_ddp_sctp_assoc *a)
 	sk = a->sock->sk;
 	lock_sock(sk);
 	asoc = assoc_sctp(sk);
-	if (asoc)
-		acked = list_empty(&asoc->outqueue.out_chunk_list) &&
-			list_empty(&asoc->outqueue.retransmit) &&
-			!asoc->outqueue.outstanding_bytes;
+	if (asoc) {
+		acked = !chunks_carry(&asoc->outqueue.out_chunk_list, false,
+				      sid) &&
+			!chunks_carry(&asoc->outqueue.retransmit, true, sid);
+		list_for_each_entry(t, &asoc->peer.transport_addr_list,
+				    transports)
+			if (acked && chunks_carry(&t->transmitted, true, sid))
+				acked = false;
+	}
 	release_sock(sk);
 	return acked;
 }
-EXPORT_SYMBOL_IF_KUNIT(sctp_assoc_all_acked);
 
 static void sctp_addr_from(struct sockaddr_storage *ss,
 			   const union sctp_addr *addr, __be16 port)

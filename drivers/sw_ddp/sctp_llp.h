@@ -297,7 +297,7 @@ void sctp_assoc_put(struct sw_ddp_sctp_assoc *a);
 void sctp_assoc_kick(struct sw_ddp_sctp_assoc *a);
 int sctp_assoc_send(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
 		    struct iov_iter *it);
-bool sctp_assoc_all_acked(struct sw_ddp_sctp_assoc *a);
+bool sctp_assoc_stream_acked(struct sw_ddp_sctp_assoc *a, u16 sid);
 void sctp_assoc_tx_wake(struct sw_ddp_sctp_assoc *a);
 void sctp_assoc_run_by(struct sw_ddp_sctp_assoc *a, unsigned long when);
 void sctp_assoc_poll(struct sw_ddp_sctp_assoc *a);

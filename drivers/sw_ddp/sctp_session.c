@@ -140,12 +140,12 @@ static int sess_ctrl_queue(struct sw_ddp_sctp_session *s,
 /*
  * §6.6: a control message may not overtake our previous one.  That one
  * has arrived if the peer answered it (any chunk since), or if SCTP has
- * had everything we sent acknowledged.
+ * had everything we sent on its stream acknowledged.
  */
 static bool sess_ctrl_proven(struct sw_ddp_sctp_session *s)
 {
 	if (!s->ctrl_unproven || s->rx_count > s->ctrl_rx_mark ||
-	    sctp_assoc_all_acked(s->assoc))
+	    sctp_assoc_stream_acked(s->assoc, s->sid))
 		s->ctrl_unproven = false;
 	return !s->ctrl_unproven;
 }
@@ -790,7 +790,7 @@ static void sess_qp_close(struct sw_ddp_sctp_session *s)
  * §6.6: a stream id is free again once no chunk of the session can be
  * outstanding either way: the peer's final chunk came in DDP-SSN order
  * (so all its chunks did), ours went out, and, for the side that picks
- * ids, SCTP had all we sent acknowledged.
+ * ids, SCTP had all we sent on the stream acknowledged.
  */
 static void sess_maybe_free(struct sw_ddp_sctp_session *s)
 {
@@ -799,7 +799,7 @@ static void sess_maybe_free(struct sw_ddp_sctp_session *s)
 	if (!sess_wire_done(s) || !s->rx_end || !s->has_sid)
 		return;
 	if (s->active && a->state == SW_DDP_SCTP_A_UP &&
-	    !sctp_assoc_all_acked(a)) {
+	    !sctp_assoc_stream_acked(a, s->sid)) {
 		sctp_assoc_poll(a);
 		return;
 	}
