@@ -395,20 +395,25 @@ static void assoc_refresh_limit(struct sw_ddp_sctp_assoc *a)
 				     SW_DDP_SCTP_SEG_MAX));
 }
 
-/* A DATA chunk of stream @sid on @chunks, linked by @sent's list. */
-static bool chunks_carry(const struct list_head *chunks, bool sent, u16 sid)
+/* A DATA chunk of stream @sid waits on @queue, not yet sent. */
+static bool queued_on_stream(const struct list_head *queue, u16 sid)
 {
 	struct sctp_chunk *c;
 
-	if (sent) {
-		list_for_each_entry(c, chunks, transmitted_list)
-			if (!c->tsn_gap_acked && sctp_chunk_stream_no(c) == sid)
-				return true;
-	} else {
-		list_for_each_entry(c, chunks, list)
-			if (sctp_chunk_stream_no(c) == sid)
-				return true;
-	}
+	list_for_each_entry(c, queue, list)
+		if (sctp_chunk_stream_no(c) == sid)
+			return true;
+	return false;
+}
+
+/* A DATA chunk of stream @sid on @sent (retransmit, transmitted): unacked. */
+static bool unacked_on_stream(const struct list_head *sent, u16 sid)
+{
+	struct sctp_chunk *c;
+
+	list_for_each_entry(c, sent, transmitted_list)
+		if (!c->tsn_gap_acked && sctp_chunk_stream_no(c) == sid)
+			return true;
 	return false;
 }
 
@@ -432,13 +437,12 @@ bool sctp_assoc_stream_acked(struct sw_ddp_sctp_assoc *a, u16 sid)
 	lock_sock(sk);
 	asoc = assoc_sctp(sk);
 	if (asoc) {
-		acked = !chunks_carry(&asoc->outqueue.out_chunk_list, false,
-				      sid) &&
-			!chunks_carry(&asoc->outqueue.retransmit, true, sid);
+		acked = !queued_on_stream(&asoc->outqueue.out_chunk_list, sid) &&
+			!unacked_on_stream(&asoc->outqueue.retransmit, sid);
 		list_for_each_entry(t, &asoc->peer.transport_addr_list,
 				    transports)
-			if (acked && chunks_carry(&t->transmitted, true, sid))
-				acked = false;
+			acked = acked && !unacked_on_stream(&t->transmitted,
+							    sid);
 	}
 	release_sock(sk);
 	return acked;
@@ -802,14 +806,13 @@ static void assoc_idle_check(struct sw_ddp_sctp_assoc *a)
 			a->idle_end = jiffies +
 				      msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
 		}
-		l = sctp_listener_find(a->net, &a->laddr);
-		if (l && time_before(jiffies, a->idle_end)) {
+		l = time_before(jiffies, a->idle_end) ?
+		    sctp_listener_find(a->net, &a->laddr) : NULL;
+		if (l) {
 			sctp_listener_put(l);
 			sctp_assoc_run_by(a, a->idle_end);
 			return;
 		}
-		if (l)
-			sctp_listener_put(l);
 	}
 	assoc_down(a, -ECONNRESET, false);
 }
