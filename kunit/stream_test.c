@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the RDMAP/DDP engine end to end between two real QPs, joined by
- * an in-memory "wire": each end's segments are framed by mpa_tx, flattened
- * and fed to the other end's mpa_rx, exactly as over TCP but without a
- * socket.  Real PDs, MRs, QPs and CQs from ib_core; real placement.
+ * the in-memory wire of stream_pipe.c.
  * Parameterized cases run RFC 6581 peer-to-peer mode: end 0 the
  * initiator, end 1 the responder.
  */
@@ -14,259 +12,9 @@
 #include <linux/slab.h>
 
 #include "flat_in.h"
-#include "mpa.h"
 #include "queue_fixture.h"
 #include "rdmap.h"
-#include "stream.h"
-
-#define SEG_MAX		2048	/* small, so messages take many segments */
-#define BUF_LEN		(5 * PAGE_SIZE + 123)
-#define WIRE_MAX	(SEG_MAX + 1024)
-
-struct pipe_end {
-	struct sw_ddp_llp llp;
-	struct pipe_end *peer;
-	struct mpa_tx tx;
-	struct mpa_rx rx;
-	struct sw_ddp_stream *stream;
-	struct ib_qp *qp;
-	u8 *wire;
-	bool closed;
-	atomic_t rtr_received;		/* llp->ops->rtr_received() calls */
-	u32 cut;			/* deliver only this much, keep the rest */
-	u32 kept;			/* octets kept in wire after cut */
-	int nsent;			/* segments sent */
-	int nnow;			/* SW_DDP_SEG_NOW segments offered */
-	bool refuse_now;		/* and refused, as an LLP may */
-	bool zero_resp_any;		/* zero-length Read Responses: any STag, TO */
-	int nrewritten;			/* such responses sent */
-	u8 first[2];			/* the first one's DDP, RDMAP control */
-	u32 first_len;			/* and its payload length */
-};
-
-struct stream_fx {
-	struct ib_pd *pd;
-	struct ib_cq *cq[2];
-	struct pipe_end end[2];
-	u8 *buf[2];
-	struct ib_mr *fr_mr;		/* a case's, freed before the PD */
-};
-
-/* Cases run one at a time; the suite's init and exit share this. */
-static struct stream_fx *the_sf;
-
-static u32 pipe_max_segment(struct sw_ddp_llp *llp)
-{
-	return SEG_MAX;
-}
-
-/* Frame as MPA would, then deliver to the peer's receive side. */
-static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
-			     unsigned int hdr_len, const struct bio_vec *bv,
-			     unsigned int nr_bv, u32 len, unsigned int flags)
-{
-	struct pipe_end *e = container_of(llp, struct pipe_end, llp);
-	struct ddp_tagged_hdr resp;
-	struct flat_in f;
-	u32 i, n = 0;
-	int wire_len;
-
-	if (e->closed || e->peer->closed)
-		return -ENOTCONN;
-	if (flags & SW_DDP_SEG_NOW) {
-		e->nnow++;
-		if (e->refuse_now)
-			return -EAGAIN;
-	}
-	if (!e->nsent++) {
-		memcpy(e->first, hdr, sizeof(e->first));
-		e->first_len = len;
-	}
-	if (e->zero_resp_any && !len && ddp_ctrl_tagged(*(u8 *)hdr) &&
-	    rdmap_ctrl_opcode(((u8 *)hdr)[1]) == RDMAP_OP_READ_RESP) {
-		rdmap_tagged_init(&resp, RDMAP_OP_READ_RESP,
-				  ddp_ctrl_last(*(u8 *)hdr), 0x5eed1e55,
-				  0xf00dULL << 32);
-		hdr = &resp;
-		e->nrewritten++;
-	}
-	wire_len = mpa_tx_frame(&e->tx, hdr, hdr_len, bv, nr_bv, len);
-	if (wire_len < 0)
-		return wire_len;
-	for (i = 0; i < e->tx.nr_bv; i++) {
-		memcpy_from_bvec(e->wire + n, &e->tx.bv[i]);
-		n += e->tx.bv[i].bv_len;
-	}
-	if (e->cut && e->cut < n) {
-		e->kept = n - e->cut;
-		n = e->cut;
-	}
-	flat_in_init(&f, e->wire, n, true);
-	mpa_rx_feed(&e->peer->rx, &f.in);
-	return 0;
-}
-
-/* The rest of a segment cut short by pipe_send_segment(), now. */
-static void pipe_deliver_kept(struct pipe_end *e)
-{
-	struct flat_in f;
-
-	flat_in_init(&f, e->wire + e->cut, e->kept, true);
-	e->kept = 0;
-	mpa_rx_feed(&e->peer->rx, &f.in);
-}
-
-static void pipe_close(struct sw_ddp_llp *llp, bool abortive)
-{
-	container_of(llp, struct pipe_end, llp)->closed = true;
-}
-
-static void pipe_rtr_received(struct sw_ddp_llp *llp)
-{
-	atomic_inc(&container_of(llp, struct pipe_end, llp)->rtr_received);
-}
-
-static const struct sw_ddp_llp_ops pipe_ops = {
-	.max_segment = pipe_max_segment,
-	.send_segment = pipe_send_segment,
-	.close = pipe_close,
-	.rtr_received = pipe_rtr_received,
-};
-
-/* RFC 6581: the RTR end 0 sends first, the one end 1 waits for. */
-struct rtr_case {
-	const char *name;
-	enum sw_ddp_rtr send, wait;
-};
-
-static struct ib_qp *stream_qp(struct kunit *test, struct stream_fx *sf,
-			       int i)
-{
-	struct ib_qp_init_attr attr;
-	struct ib_qp *qp;
-
-	qf_init_attr(test, &attr, sf->cq[i], 16, 16);
-	qp = ib_create_qp(sf->pd, &attr);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
-	return qp;
-}
-
-/* Connect end i to the other: what the connection manager will do. */
-static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
-			   const struct rtr_case *rc)
-{
-	struct pipe_end *e = &sf->end[i];
-	struct sw_ddp_qp *qp;
-
-	e->qp = stream_qp(test, sf, i);
-	qp = to_qp(e->qp);
-	e->peer = &sf->end[!i];
-	e->llp.ops = &pipe_ops;
-	e->llp.qp = qp;
-	if (rc && i == 0)
-		e->llp.rtr_send = rc->send;
-	if (rc && i == 1)
-		e->llp.rtr_wait = rc->wait;
-	e->wire = kunit_kzalloc(test, WIRE_MAX, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, e->wire);
-	KUNIT_ASSERT_EQ(test, mpa_tx_init(&e->tx, true, false, 0, SEG_MAX, 8),
-			0);
-	e->stream = sw_ddp_stream_create(qp, &e->llp, 4, 4);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(e->stream));
-	mpa_rx_init(&e->rx, &sw_ddp_stream_rx_ops, e->stream, true, false, 0);
-	qp->llp = &e->llp;
-	sw_ddp_stream_attach(e->stream);
-	KUNIT_ASSERT_EQ(test, qf_modify_state(e->qp, IB_QPS_RTS), 0);
-}
-
-/* Stop both ends before freeing either: each one's sender feeds the other. */
-static void stream_exit(struct kunit *test)
-{
-	struct stream_fx *sf = the_sf;
-	int i;
-
-	for (i = 0; sf && i < 2; i++)
-		sf->end[i].closed = true;
-	for (i = 0; sf && i < 2; i++)
-		if (sf->end[i].stream) {
-			sw_ddp_stream_detach(sf->end[i].stream);
-			cancel_work_sync(&sf->end[i].stream->tx_work);
-		}
-	for (i = 0; sf && i < 2; i++) {
-		struct pipe_end *e = &sf->end[i];
-
-		if (e->stream)
-			sw_ddp_stream_destroy(e->stream);
-		if (e->qp) {
-			to_qp(e->qp)->llp = NULL;
-			ib_destroy_qp(e->qp);
-		}
-		mpa_tx_fini(&e->tx);
-	}
-	if (sf && sf->fr_mr)
-		ib_dereg_mr(sf->fr_mr);
-	if (sf && sf->pd)
-		ib_dealloc_pd(sf->pd);
-	the_sf = NULL;
-	qf_exit(test);
-}
-
-static int stream_init(struct kunit *test)
-{
-	struct stream_fx *sf;
-	struct qfix *fx;
-	int err, i;
-
-	err = qf_init(test);
-	if (err)
-		return err;
-	fx = test->priv;
-	sf = kunit_kzalloc(test, sizeof(*sf), GFP_KERNEL);
-	if (!sf)
-		return -ENOMEM;
-	the_sf = sf;
-	sf->pd = ib_alloc_pd(fx->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(sf->pd)) {
-		err = PTR_ERR(sf->pd);
-		sf->pd = NULL;
-		return err;
-	}
-	for (i = 0; i < 2; i++) {
-		sf->cq[i] = qf_cq(test, 64);
-		sf->buf[i] = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
-		if (!sf->buf[i])
-			return -ENOMEM;
-	}
-	stream_connect(test, sf, 0, test->param_value);
-	stream_connect(test, sf, 1, test->param_value);
-	return 0;
-}
-
-static struct stream_fx *sfx(struct kunit *test)
-{
-	return the_sf;
-}
-
-/* Poll @cq until one completion arrives, or a few seconds pass. */
-static bool poll_one(struct ib_cq *cq, struct ib_wc *wc)
-{
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		if (ib_poll_cq(cq, 1, wc) == 1)
-			return true;
-		usleep_range(10000, 20000);
-	}
-	return false;
-}
-
-static void fill(u8 *p, u32 len, u8 seed)
-{
-	u32 i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (u8)(i * 31 + seed);
-}
+#include "stream_pipe.h"
 
 static int post_rdma(struct stream_fx *sf, int from, enum ib_wr_opcode op,
 		     u32 len, u32 rkey)
@@ -291,32 +39,32 @@ static int post_rdma(struct stream_fx *sf, int from, enum ib_wr_opcode op,
 /* RFC 5040 §5.1 RDMA Write: placed at the sink, completed at the source */
 static void stream_write(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
-	fill(sf->buf[0], BUF_LEN, 1);
-	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, BUF_LEN,
+	sp_fill(sf->buf[0], SP_BUF_LEN, 1);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
-	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], BUF_LEN);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], SP_BUF_LEN);
 }
 
 /* RFC 5040 §5.2 RDMA Read: the response lands in the requester's buffer */
 static void stream_read(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
-	fill(sf->buf[1], BUF_LEN, 7);
-	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, BUF_LEN,
+	sp_fill(sf->buf[1], SP_BUF_LEN, 7);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, BUF_LEN);
-	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], BUF_LEN);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, SP_BUF_LEN);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], SP_BUF_LEN);
 	KUNIT_EXPECT_EQ(test, sf->end[1].nnow, 0);	/* too long for that */
 }
 
@@ -327,15 +75,15 @@ static void stream_read(struct kunit *test)
  */
 static void stream_read_short(struct kunit *test, bool refuse)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
 	sf->end[1].refuse_now = refuse;
-	fill(sf->buf[1], 128, 5);
+	sp_fill(sf->buf[1], 128, 5);
 	memset(sf->buf[0], 0, 129);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 128,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 128);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], 128);
@@ -370,7 +118,7 @@ static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
 	struct ib_wc wc;
 
 	if (ib_post_send(sf->end[0].qp, &reg.wr, NULL) ||
-	    !poll_one(sf->cq[0], &wc))
+	    !sp_poll_one(sf->cq[0], &wc))
 		return IB_WC_GENERAL_ERR;
 	return wc.status;
 }
@@ -384,7 +132,7 @@ static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
  */
 static void stream_read_inv(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	const struct ib_send_wr *bad;
 	struct scatterlist sg;
 	struct ib_rdma_wr rd;
@@ -395,7 +143,7 @@ static void stream_read_inv(struct kunit *test)
 
 	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
-	sf->fr_mr = mr;
+	sf->mr[0] = mr;
 	sg_init_one(&sg, sf->buf[0], 256);
 	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
 					    DMA_BIDIRECTIONAL), 1);
@@ -404,7 +152,7 @@ static void stream_read_inv(struct kunit *test)
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
 	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
 
-	fill(sf->buf[1], 256, 11);
+	sp_fill(sf->buf[1], 256, 11);
 	memset(sf->buf[0], 0, 256);
 	sge = (struct ib_sge){ .addr = mr->iova, .length = 256,
 			       .lkey = mr->lkey };
@@ -423,7 +171,7 @@ static void stream_read_inv(struct kunit *test)
 	/* as rdma_rw posts it: the MR's key before its registration */
 	rd.wr.ex.invalidate_rkey = old_key;
 	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &rd.wr, NULL), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
@@ -447,49 +195,34 @@ static int post_recv(struct stream_fx *sf, int at, u32 len)
 /* RFC 5040 §5.3 Send: untagged, into the next posted receive */
 static void stream_send(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 	u32 len = 3 * PAGE_SIZE + 5;
 
-	fill(sf->buf[0], len, 3);
-	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	sp_fill(sf->buf[0], len, 3);
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], len);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
 }
 
 /* A zero-length Send still consumes and completes a receive. */
 static void stream_send_zero(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 0);
-}
-
-static bool wait_error(struct ib_qp *qp)
-{
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init) &&
-		    attr.qp_state == IB_QPS_ERR)
-			return true;
-		usleep_range(10000, 20000);
-	}
-	return false;
 }
 
 /*
@@ -498,16 +231,16 @@ static bool wait_error(struct ib_qp *qp)
  */
 static void stream_write_bad_stag(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 
-	memset(sf->buf[1], 0, BUF_LEN);
-	fill(sf->buf[0], BUF_LEN, 9);
+	memset(sf->buf[1], 0, SP_BUF_LEN);
+	sp_fill(sf->buf[0], SP_BUF_LEN, 9);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 100,
 					sf->pd->unsafe_global_rkey + 0x1000),
 			0);
-	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
-	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[0].qp));
-	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, BUF_LEN));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[0].qp));
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, SP_BUF_LEN));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[1].stream->term,
 						   DDP_ERR_T_INVALID_STAG));
 	KUNIT_EXPECT_GE(test, qf_events(test, IB_EVENT_QP_FATAL), 1);
@@ -516,10 +249,10 @@ static void stream_write_bad_stag(struct kunit *test)
 /* RFC 5041 §7.1: a Send with no receive posted is "no buffer". */
 static void stream_send_no_buffer(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
-	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[1].stream->term,
 						   DDP_ERR_UT_MSN_NO_BUF));
 }
@@ -531,22 +264,22 @@ static void stream_send_no_buffer(struct kunit *test)
  */
 static void stream_error_stops_placement(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
-	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	KUNIT_ASSERT_EQ(test, qf_modify_state(sf->end[1].qp, IB_QPS_ERR), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	sf->end[1].closed = false;	/* the LLP has not closed yet */
 
-	fill(sf->buf[0], BUF_LEN, 9);
-	memset(sf->buf[1], 0, BUF_LEN);
-	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, BUF_LEN,
+	sp_fill(sf->buf[0], SP_BUF_LEN, 9);
+	memset(sf->buf[1], 0, SP_BUF_LEN);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(sf->buf[1], 0, BUF_LEN), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(sf->buf[1], 0, SP_BUF_LEN), NULL);
 	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[1], 1, &wc));
 }
 
@@ -557,17 +290,17 @@ static void stream_error_stops_placement(struct kunit *test)
  */
 static void stream_error_mid_segment(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	u32 len = 1000, placed = 100 - MPA_ULPDU_LEN_SIZE -
 				 DDP_UNTAGGED_HDR_LEN;
 	struct ib_wc wc;
 
-	fill(sf->buf[0], len, 5);
-	memset(sf->buf[1], 0, BUF_LEN);
-	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	sp_fill(sf->buf[0], len, 5);
+	memset(sf->buf[1], 0, SP_BUF_LEN);
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	sf->end[0].cut = 100;
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	/* the FPDU: ULPDU_Length, header, payload, PAD, CRC */
 	KUNIT_ASSERT_EQ(test, sf->end[0].kept,
@@ -577,11 +310,11 @@ static void stream_error_mid_segment(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], placed);
 
 	KUNIT_ASSERT_EQ(test, qf_modify_state(sf->end[1].qp, IB_QPS_ERR), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
-	pipe_deliver_kept(&sf->end[0]);
+	sp_deliver_kept(&sf->end[0]);
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(sf->buf[1] + placed, 0,
-					     BUF_LEN - placed), NULL);
+					     SP_BUF_LEN - placed), NULL);
 	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[1], 1, &wc));
 }
 
@@ -624,15 +357,15 @@ static bool ord_idle(struct sw_ddp_stream *s)
  */
 static void stream_read_ord(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_rdma_wr wr[9] = {};
 	struct ib_sge sge[9];
 	const u32 piece = 512;
 	struct ib_wc wc;
 	int i;
 
-	fill(sf->buf[1], BUF_LEN, 3);
-	memset(sf->buf[0], 0, BUF_LEN);
+	sp_fill(sf->buf[1], SP_BUF_LEN, 3);
+	memset(sf->buf[0], 0, SP_BUF_LEN);
 	for (i = 0; i < 9; i++) {
 		sge[i] = (struct ib_sge){
 			.addr = (uintptr_t)sf->buf[0] + i * piece,
@@ -657,7 +390,7 @@ static void stream_read_ord(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &wr[0].wr, NULL), 0);
 	for (i = 0; i < 9; i++) {
-		KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+		KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
 		KUNIT_EXPECT_EQ(test, wc.opcode,
@@ -697,15 +430,15 @@ KUNIT_ARRAY_PARAM(rtr_good, rtr_good, rtr_case_desc);
 static void stream_rtr(struct kunit *test)
 {
 	const struct rtr_case *rc = test->param_value;
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *ini = &sf->end[0], *resp = &sf->end[1];
 	u32 len = 2 * PAGE_SIZE + 9;
 	struct ib_wc wc;
 
 	/* the responder's Write is held back until the RTR is in */
-	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
-	fill(sf->buf[1], BUF_LEN, 5);
-	memset(sf->buf[0], 0, BUF_LEN);
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
+	sp_fill(sf->buf[1], SP_BUF_LEN, 5);
+	memset(sf->buf[0], 0, SP_BUF_LEN);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 1, IB_WR_RDMA_WRITE, len,
 					sf->pd->unsafe_global_rkey), 0);
 	msleep(100);
@@ -720,7 +453,7 @@ static void stream_rtr(struct kunit *test)
 			rdmap_ctrl_opcode(ini->first[1]));
 	KUNIT_EXPECT_EQ(test, 0, ini->first_len);
 
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], len);
@@ -729,17 +462,17 @@ static void stream_rtr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[0], 1, &wc));
 
 	/* the consumers' own messages follow, MSNs in step */
-	fill(sf->buf[0], len, 11);
+	sp_fill(sf->buf[0], len, 11);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, len,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 
@@ -783,16 +516,16 @@ static struct sw_ddp_term_err term_received(struct pipe_end *e)
 static void stream_rtr_mismatch(struct kunit *test)
 {
 	const struct rtr_case *rc = test->param_value;
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *ini = &sf->end[0], *resp = &sf->end[1];
 
-	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, BUF_LEN), 0);
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	if (rc->send)
 		stream_kick_end(sf, 0);
 	else
 		KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 8, 0), 0);
-	KUNIT_EXPECT_TRUE(test, wait_error(resp->qp));
-	KUNIT_EXPECT_TRUE(test, wait_error(ini->qp));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(resp->qp));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(ini->qp));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_NO_MATCHING_RTR),
 			sw_ddp_term_err_pack(resp->stream->term));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_NO_MATCHING_RTR),
@@ -812,7 +545,7 @@ KUNIT_ARRAY_PARAM(rtr_term, rtr_term, rtr_case_desc);
  */
 static void stream_rtr_terminate(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *ini = &sf->end[0], *resp = &sf->end[1];
 	struct ib_sge sge = { .addr = (uintptr_t)sf->buf[0], .length = 8,
 			      .lkey = sf->pd->local_dma_lkey + 0x1000 };
@@ -824,7 +557,7 @@ static void stream_rtr_terminate(struct kunit *test)
 	};
 
 	KUNIT_ASSERT_EQ(test, ib_post_send(ini->qp, &wr.wr, NULL), 0);
-	KUNIT_EXPECT_TRUE(test, wait_error(resp->qp));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(resp->qp));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
 			sw_ddp_term_err_pack(term_received(resp)));
 	/* the peer's Terminate is not answered (RFC 5040) */
@@ -842,8 +575,8 @@ static void inject(struct pipe_end *e, const void *hdr, u32 hdr_len,
 		.bv_len = len,
 	};
 
-	pipe_send_segment(&e->llp, hdr, hdr_len, len ? &bv : NULL, !!len,
-			  len, 0);
+	e->llp.ops->send_segment(&e->llp, hdr, hdr_len, len ? &bv : NULL, !!len,
+				 len, 0);
 }
 
 /*
@@ -853,7 +586,7 @@ static void inject(struct pipe_end *e, const void *hdr, u32 hdr_len,
  */
 static void stream_terminate_ends_rx(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *peer = &sf->end[0], *e = &sf->end[1];
 	struct rdmap_term_info ti = { .err = RDMAP_ERR_OP_UNSPECIFIED };
 	struct ddp_untagged_hdr th;
@@ -861,8 +594,8 @@ static void stream_terminate_ends_rx(struct kunit *test)
 	u8 *term = sf->buf[0], *data = sf->buf[0] + 64;
 	int n;
 
-	memset(sf->buf[1], 0, BUF_LEN);
-	fill(data, 64, 3);
+	memset(sf->buf[1], 0, SP_BUF_LEN);
+	sp_fill(data, 64, 3);
 	n = rdmap_term_build(term, 64, &ti);
 	KUNIT_ASSERT_GT(test, n, 0);
 	rdmap_untagged_init(&th, RDMAP_OP_TERMINATE, true, 0, 1, 0);
@@ -870,8 +603,8 @@ static void stream_terminate_ends_rx(struct kunit *test)
 	rdmap_tagged_init(&wh, RDMAP_OP_WRITE, true,
 			  sf->pd->unsafe_global_rkey, (uintptr_t)sf->buf[1]);
 	inject(peer, &wh, sizeof(wh), data, 64);
-	KUNIT_EXPECT_TRUE(test, wait_error(e->qp));
-	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, BUF_LEN));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(e->qp));
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, SP_BUF_LEN));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_OP_UNSPECIFIED),
 			sw_ddp_term_err_pack(term_received(e)));
 	KUNIT_EXPECT_EQ(test, 0, e->nsent);
@@ -884,13 +617,13 @@ static void stream_terminate_ends_rx(struct kunit *test)
  */
 static void stream_read_zero_any_stag(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
 	sf->end[1].zero_resp_any = true;
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 0,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 0);
@@ -904,14 +637,14 @@ static void stream_read_zero_any_stag(struct kunit *test)
  */
 static void stream_ird_zero(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 
 	sf->end[1].stream->ird_neg = 0;	/* as a connection may agree */
-	fill(sf->buf[1], 64, 1);
+	sp_fill(sf->buf[1], 64, 1);
 	memset(sf->buf[0], 0, 64);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[1].stream->term,
 						   DDP_ERR_UT_MSN_NO_BUF));
 	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[0], 0, 64));
@@ -924,14 +657,14 @@ static void stream_ird_zero(struct kunit *test)
  */
 static void stream_read_refused_quoted(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	u32 rkey = sf->pd->unsafe_global_rkey + 0x1000;
 	struct rdmap_term_info ti;
 	struct rdmap_read_req rr;
 
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 100, rkey),
 			0);
-	KUNIT_ASSERT_TRUE(test, wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_TRUE(test, sp_wait_error(sf->end[0].qp));
 	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
 	KUNIT_EXPECT_EQ(test, ti.err.layer, SW_DDP_LAYER_RDMAP);
 	KUNIT_EXPECT_EQ(test, ti.err.etype, RDMAP_ETYPE_REMOTE_PROT);
@@ -953,7 +686,7 @@ static void stream_read_refused_quoted(struct kunit *test)
  */
 static void stream_reset_while_closing(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	struct ib_qp *qp = sf->end[0].qp;
 	struct ib_qp_init_attr init;
 	struct ib_qp_attr attr;
@@ -972,7 +705,7 @@ static void stream_reset_while_closing(struct kunit *test)
  */
 static void stream_llp_error_quotes_none(struct kunit *test)
 {
-	struct stream_fx *sf = sfx(test);
+	struct stream_fx *sf = sp_fx(test);
 	u8 bad[12] = { 0x00, 0x04, 0x41, 0x41, 0x41, 0x41 };
 	struct sw_ddp_term_err err;
 	struct rdmap_term_info ti;
@@ -981,17 +714,17 @@ static void stream_llp_error_quotes_none(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 100,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
 	flat_in_init(&f, bad, sizeof(bad), true);
 	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
 	KUNIT_ASSERT_FALSE(test, sw_ddp_term_err_ok(err));
 	/* what the LLP does with MPA's error (llp.h) */
 	sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
-	KUNIT_EXPECT_TRUE(test, wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
 	KUNIT_EXPECT_EQ(test, sf->end[1].stream->term_hdr_len, 0);
 	KUNIT_EXPECT_FALSE(test, sw_ddp_term_err_ok(sf->end[1].stream->term));
-	KUNIT_ASSERT_TRUE(test, wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_TRUE(test, sp_wait_error(sf->end[0].qp));
 	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
 	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
 }
@@ -1023,8 +756,8 @@ static struct kunit_case stream_test_cases[] = {
 
 static struct kunit_suite stream_test_suite = {
 	.name = "sw_ddp_stream",
-	.init = stream_init,
-	.exit = stream_exit,
+	.init = sp_init,
+	.exit = sp_exit,
 	.test_cases = stream_test_cases,
 };
 

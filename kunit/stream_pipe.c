@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the stream pipe (stream_pipe.h).  Real PDs, MRs, QPs and CQs
+ * from ib_core; real framing and placement; only the socket is missing.
+ */
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/slab.h>
+
+#include "flat_in.h"
+#include "queue_fixture.h"
+#include "rdmap.h"
+#include "stream_pipe.h"
+
+/* Cases run one at a time; the suite's init and exit share this. */
+static struct stream_fx *the_sf;
+
+static u32 pipe_max_segment(struct sw_ddp_llp *llp)
+{
+	return SP_SEG_MAX;
+}
+
+/* Frame one ULPDU as MPA would, then deliver it to the peer. */
+static int pipe_deliver(struct pipe_end *e, const void *hdr, u32 hdr_len,
+			const struct bio_vec *bv, unsigned int nr_bv, u32 len)
+{
+	struct flat_in f;
+	u32 i, n = 0;
+	int wire_len;
+
+	wire_len = mpa_tx_frame(&e->tx, hdr, hdr_len, bv, nr_bv, len);
+	if (wire_len < 0)
+		return wire_len;
+	for (i = 0; i < e->tx.nr_bv; i++) {
+		memcpy_from_bvec(e->wire + n, &e->tx.bv[i]);
+		n += e->tx.bv[i].bv_len;
+	}
+	if (e->cut && e->cut < n) {
+		e->kept = n - e->cut;
+		n = e->cut;
+	}
+	flat_in_init(&f, e->wire, n, true);
+	mpa_rx_feed(&e->peer->rx, &f.in);
+	return 0;
+}
+
+static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
+			     unsigned int hdr_len, const struct bio_vec *bv,
+			     unsigned int nr_bv, u32 len, unsigned int flags)
+{
+	struct pipe_end *e = container_of(llp, struct pipe_end, llp);
+	const u8 *ctrl = hdr;
+	struct ddp_tagged_hdr resp;
+
+	if (e->closed || e->peer->closed)
+		return -ENOTCONN;
+	if (flags & SW_DDP_SEG_NOW) {
+		e->nnow++;
+		if (e->refuse_now)
+			return -EAGAIN;
+	}
+	if (!e->nsent++) {
+		memcpy(e->first, hdr, sizeof(e->first));
+		e->first_len = len;
+	}
+	if (e->zero_resp_any && !len && ddp_ctrl_tagged(ctrl[0]) &&
+	    rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_READ_RESP) {
+		rdmap_tagged_init(&resp, RDMAP_OP_READ_RESP,
+				  ddp_ctrl_last(ctrl[0]), 0x5eed1e55,
+				  0xf00dULL << 32);
+		hdr = &resp;
+		e->nrewritten++;
+	}
+	return pipe_deliver(e, hdr, hdr_len, bv, nr_bv, len);
+}
+
+/* The rest of a segment cut short by pipe_deliver(), now. */
+void sp_deliver_kept(struct pipe_end *e)
+{
+	struct flat_in f;
+
+	flat_in_init(&f, e->wire + e->cut, e->kept, true);
+	e->kept = 0;
+	mpa_rx_feed(&e->peer->rx, &f.in);
+}
+
+static void pipe_close(struct sw_ddp_llp *llp, bool abortive)
+{
+	container_of(llp, struct pipe_end, llp)->closed = true;
+}
+
+static void pipe_rtr_received(struct sw_ddp_llp *llp)
+{
+	atomic_inc(&container_of(llp, struct pipe_end, llp)->rtr_received);
+}
+
+static const struct sw_ddp_llp_ops pipe_ops = {
+	.max_segment = pipe_max_segment,
+	.send_segment = pipe_send_segment,
+	.close = pipe_close,
+	.rtr_received = pipe_rtr_received,
+};
+
+static struct ib_qp *stream_qp(struct kunit *test, struct stream_fx *sf,
+			       int i)
+{
+	struct ib_qp_init_attr attr;
+	struct ib_qp *qp;
+
+	qf_init_attr(test, &attr, sf->cq[i], 16, 16);
+	qp = ib_create_qp(sf->pd, &attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	return qp;
+}
+
+/* Connect end i to the other: what the connection manager will do. */
+static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
+			   const struct rtr_case *rc)
+{
+	struct pipe_end *e = &sf->end[i];
+	struct sw_ddp_qp *qp;
+
+	e->qp = stream_qp(test, sf, i);
+	qp = to_qp(e->qp);
+	e->peer = &sf->end[!i];
+	e->llp.ops = &pipe_ops;
+	e->llp.qp = qp;
+	if (rc && i == 0)
+		e->llp.rtr_send = rc->send;
+	if (rc && i == 1)
+		e->llp.rtr_wait = rc->wait;
+	e->wire = kunit_kzalloc(test, SP_WIRE_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e->wire);
+	KUNIT_ASSERT_EQ(test, mpa_tx_init(&e->tx, true, false, 0, SP_SEG_MAX,
+					  8), 0);
+	e->stream = sw_ddp_stream_create(qp, &e->llp, 4, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(e->stream));
+	mpa_rx_init(&e->rx, &sw_ddp_stream_rx_ops, e->stream, true, false, 0);
+	qp->llp = &e->llp;
+	sw_ddp_stream_attach(e->stream);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(e->qp, IB_QPS_RTS), 0);
+}
+
+/* Stop both ends before freeing either: each one's sender feeds the other. */
+void sp_exit(struct kunit *test)
+{
+	struct stream_fx *sf = the_sf;
+	int i;
+
+	for (i = 0; sf && i < 2; i++)
+		sf->end[i].closed = true;
+	for (i = 0; sf && i < 2; i++)
+		if (sf->end[i].stream) {
+			sw_ddp_stream_detach(sf->end[i].stream);
+			cancel_work_sync(&sf->end[i].stream->tx_work);
+		}
+	for (i = 0; sf && i < 2; i++) {
+		struct pipe_end *e = &sf->end[i];
+
+		if (e->stream)
+			sw_ddp_stream_destroy(e->stream);
+		if (e->qp) {
+			to_qp(e->qp)->llp = NULL;
+			ib_destroy_qp(e->qp);
+		}
+		mpa_tx_fini(&e->tx);
+	}
+	for (i = 0; sf && i < SP_MRS; i++)
+		if (sf->mr[i])
+			ib_dereg_mr(sf->mr[i]);
+	if (sf && sf->pd)
+		ib_dealloc_pd(sf->pd);
+	the_sf = NULL;
+	qf_exit(test);
+}
+
+/* The two ends connected, on a PD made with @pd_flags; @rc may be NULL. */
+int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc)
+{
+	struct stream_fx *sf;
+	struct qfix *fx;
+	int err, i;
+
+	err = qf_init(test);
+	if (err)
+		return err;
+	fx = test->priv;
+	sf = kunit_kzalloc(test, sizeof(*sf), GFP_KERNEL);
+	if (!sf)
+		return -ENOMEM;
+	the_sf = sf;
+	sf->pd = ib_alloc_pd(fx->ibdev, pd_flags);
+	if (IS_ERR(sf->pd)) {
+		err = PTR_ERR(sf->pd);
+		sf->pd = NULL;
+		return err;
+	}
+	for (i = 0; i < 2; i++) {
+		sf->cq[i] = qf_cq(test, 64);
+		sf->buf[i] = kunit_kzalloc(test, SP_BUF_LEN, GFP_KERNEL);
+		if (!sf->buf[i])
+			return -ENOMEM;
+	}
+	stream_connect(test, sf, 0, rc);
+	stream_connect(test, sf, 1, rc);
+	return 0;
+}
+
+/*
+ * As sp_init_pd(), the PD with an rkey for all memory, and the case's
+ * parameter, if any, an RFC 6581 RTR case (stream_test.c).
+ */
+int sp_init(struct kunit *test)
+{
+	return sp_init_pd(test, IB_PD_UNSAFE_GLOBAL_RKEY, test->param_value);
+}
+
+struct stream_fx *sp_fx(struct kunit *test)
+{
+	return the_sf;
+}
+
+/* Poll @cq until one completion arrives, or a few seconds pass. */
+bool sp_poll_one(struct ib_cq *cq, struct ib_wc *wc)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (ib_poll_cq(cq, 1, wc) == 1)
+			return true;
+		usleep_range(10000, 20000);
+	}
+	return false;
+}
+
+bool sp_wait_error(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init) &&
+		    attr.qp_state == IB_QPS_ERR)
+			return true;
+		usleep_range(10000, 20000);
+	}
+	return false;
+}
+
+void sp_fill(u8 *p, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(i * 31 + seed);
+}

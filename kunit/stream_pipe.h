@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit fixture: two real QPs whose streams are joined by an in-memory
+ * "wire".  Each end's segments are framed by mpa_tx, flattened and fed
+ * to the other end's mpa_rx, exactly as over TCP but without a socket.
+ * The sw_ddp_stream suite runs the engine over it.
+ */
+#ifndef SW_DDP_STREAM_PIPE_H
+#define SW_DDP_STREAM_PIPE_H
+
+#include <kunit/test.h>
+#include <rdma/ib_verbs.h>
+
+#include "llp.h"
+#include "mpa.h"
+#include "stream.h"
+
+#define SP_SEG_MAX	2048	/* small, so messages take many segments */
+#define SP_BUF_LEN	(5 * PAGE_SIZE + 123)
+#define SP_WIRE_MAX	(SP_SEG_MAX + 1024)
+#define SP_MRS		4	/* fast-register MRs a case may keep */
+
+struct pipe_end {
+	struct sw_ddp_llp llp;
+	struct pipe_end *peer;
+	struct mpa_tx tx;
+	struct mpa_rx rx;
+	struct sw_ddp_stream *stream;
+	struct ib_qp *qp;
+	u8 *wire;
+	bool closed;
+	atomic_t rtr_received;		/* llp->ops->rtr_received() calls */
+	u32 cut;			/* deliver only this much, keep the rest */
+	u32 kept;			/* octets kept in wire after cut */
+	int nsent;			/* segments sent */
+	int nnow;			/* SW_DDP_SEG_NOW segments offered */
+	bool refuse_now;		/* and refused, as an LLP may */
+	bool zero_resp_any;		/* zero-length Read Responses: any STag, TO */
+	int nrewritten;			/* such responses sent */
+	u8 first[2];			/* the first one's DDP, RDMAP control */
+	u32 first_len;			/* and its payload length */
+};
+
+struct stream_fx {
+	struct ib_pd *pd;
+	struct ib_cq *cq[2];
+	struct pipe_end end[2];
+	u8 *buf[2];
+	struct ib_mr *mr[SP_MRS];	/* a case's, freed before the PD */
+};
+
+/* RFC 6581: the RTR end 0 sends first, the one end 1 waits for. */
+struct rtr_case {
+	const char *name;
+	enum sw_ddp_rtr send, wait;
+};
+
+int sp_init(struct kunit *test);
+int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc);
+void sp_exit(struct kunit *test);
+struct stream_fx *sp_fx(struct kunit *test);
+
+void sp_deliver_kept(struct pipe_end *e);
+
+bool sp_poll_one(struct ib_cq *cq, struct ib_wc *wc);
+bool sp_wait_error(struct ib_qp *qp);
+void sp_fill(u8 *p, u32 len, u8 seed);
+
+#endif /* SW_DDP_STREAM_PIPE_H */
