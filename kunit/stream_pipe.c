@@ -44,6 +44,37 @@ static int pipe_deliver(struct pipe_end *e, const void *hdr, u32 hdr_len,
 	return 0;
 }
 
+/* The segment flattened, handed to the mutator, framed as it says. */
+static int pipe_deliver_mutated(struct pipe_end *e, const void *hdr,
+				u32 hdr_len, const struct bio_vec *bv,
+				unsigned int nr_bv, u32 len)
+{
+	unsigned int times, i;
+	struct bio_vec rest;
+	u32 n = hdr_len;
+	int err = 0;
+
+	if (hdr_len + len > PAGE_SIZE)
+		return -EMSGSIZE;
+	memcpy(e->ulpdu, hdr, hdr_len);
+	for (i = 0; i < nr_bv && n < hdr_len + len; i++) {
+		u32 piece = min(bv[i].bv_len, hdr_len + len - n);
+
+		memcpy_from_page(e->ulpdu + n, bv[i].bv_page, bv[i].bv_offset,
+				 piece);
+		n += piece;
+	}
+	if (n != hdr_len + len)
+		return -EINVAL;
+	times = e->mutate(e, e->ulpdu, &n);
+	hdr_len = min_t(u32, n, MPA_TX_HDR_MAX);
+	bvec_set_page(&rest, virt_to_page(e->ulpdu), n - hdr_len, hdr_len);
+	for (i = 0; i < times && !err; i++)
+		err = pipe_deliver(e, e->ulpdu, hdr_len, &rest, n > hdr_len,
+				   n - hdr_len);
+	return err;
+}
+
 static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			     unsigned int hdr_len, const struct bio_vec *bv,
 			     unsigned int nr_bv, u32 len, unsigned int flags)
@@ -52,6 +83,9 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 	const u8 *ctrl = hdr;
 	struct ddp_tagged_hdr resp;
 
+	if (!ddp_ctrl_tagged(ctrl[0]) &&
+	    rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_TERMINATE)
+		e->nterm++;
 	if (e->closed || e->peer->closed)
 		return -ENOTCONN;
 	if (flags & SW_DDP_SEG_NOW) {
@@ -71,6 +105,8 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		hdr = &resp;
 		e->nrewritten++;
 	}
+	if (e->mutate)
+		return pipe_deliver_mutated(e, hdr, hdr_len, bv, nr_bv, len);
 	return pipe_deliver(e, hdr, hdr_len, bv, nr_bv, len);
 }
 

@@ -3,7 +3,8 @@
  * KUnit fixture: two real QPs whose streams are joined by an in-memory
  * "wire".  Each end's segments are framed by mpa_tx, flattened and fed
  * to the other end's mpa_rx, exactly as over TCP but without a socket.
- * The sw_ddp_stream suite runs the engine over it.
+ * The sw_ddp_stream suite runs the engine over it; sw_ddp_stream_fuzz
+ * spoils what crosses it.
  */
 #ifndef SW_DDP_STREAM_PIPE_H
 #define SW_DDP_STREAM_PIPE_H
@@ -19,6 +20,15 @@
 #define SP_BUF_LEN	(5 * PAGE_SIZE + 123)
 #define SP_WIRE_MAX	(SP_SEG_MAX + 1024)
 #define SP_MRS		4	/* fast-register MRs a case may keep */
+
+struct pipe_end;
+
+/*
+ * A segment's ULPDU (DDP header and payload), flattened into one page,
+ * before it is framed: a mutator may change its octets and *len (up to
+ * a page) and returns how many times it goes on the wire (0, 1 or 2).
+ */
+typedef unsigned int (*sp_mutator)(struct pipe_end *e, u8 *ulpdu, u32 *len);
 
 struct pipe_end {
 	struct sw_ddp_llp llp;
@@ -39,6 +49,10 @@ struct pipe_end {
 	int nrewritten;			/* such responses sent */
 	u8 first[2];			/* the first one's DDP, RDMAP control */
 	u32 first_len;			/* and its payload length */
+	int nterm;			/* Terminates the engine handed over */
+	sp_mutator mutate;		/* if set, with its page and state: */
+	u8 *ulpdu;
+	void *mutate_priv;
 };
 
 struct stream_fx {
