@@ -17,6 +17,9 @@
  *   peer closed the stream first), and reported IB_EVENT_QP_FATAL.
  * Seed 0 spoils nothing, and there every message must arrive intact.
  * Each seed runs on a new device and QPs; a case runs a block of them.
+ * A seed fixes the scripts and each end's spoiling, not the order in
+ * which an end's own messages and its Read Responses interleave (both
+ * ends run at once), so a failing seed may need a few runs to repeat.
  * KASAN and kmemleak (make check's kernel) watch the rest.
  */
 #include <kunit/test.h>
