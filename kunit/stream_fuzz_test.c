@@ -11,6 +11,8 @@
  * Whatever the peer sends (RFC 5041 §7, RFC 5040 §7):
  * - no octet changes outside what the peer may write: its MR with
  *   remote write access, the posted receives, the posted Read sinks;
+ * - no Read Response carries an octet from outside what the peer may
+ *   read (the guards around the MRs are filled with FZ_POISON);
  * - every work request completes exactly once, at the latest when the
  *   consumer moves its QP to error at the end;
  * - a QP that fails by itself has sent or received a Terminate (or its
@@ -37,6 +39,8 @@
 #define FZ_OPS		5	/* work requests each end posts */
 #define FZ_NRECV	4	/* receives each end posts */
 #define FZ_GUARD	128	/* octets between regions, never written */
+#define FZ_POISON	0xa5	/* what the guards hold, */
+#define FZ_POISON_RUN	4	/* and a run of it no data has */
 #define FZ_RECV_LEN	600	/* each receive */
 #define FZ_SINK_LEN	1400	/* each Read's sink */
 #define FZ_WRITE_MAX	3000	/* two segments at most */
@@ -69,6 +73,7 @@ struct fz_end {
 	struct rnd_state rnd;	/* this end's segments' spoiling */
 	u32 rate;		/* segments spoilt, per thousand */
 	u32 spoilt;		/* so far */
+	u32 leaks;		/* Read Responses with guard octets in them */
 	struct fz *fz;
 	struct fz_op op[FZ_OPS];
 	bool recv_posted[FZ_NRECV];
@@ -111,6 +116,24 @@ static u32 fz_off(enum fz_region r)
 static_assert(FZ_GUARD * (FZ_REGIONS + 1) + FZ_RW_LEN + FZ_RO_LEN +
 	      FZ_NRECV * FZ_RECV_LEN + FZ_OPS * FZ_SINK_LEN + FZ_WRITE_MAX <=
 	      SP_BUF_LEN);
+
+/*
+ * The regions with data (no byte repeats the one before it), the guards
+ * with FZ_POISON.
+ */
+static void fz_fill(u8 *buf, u8 seed)
+{
+	u32 at = 0, off;
+	int r;
+
+	sp_fill(buf, SP_BUF_LEN, seed);
+	for (r = 0; r <= FZ_REGIONS; r++) {
+		off = r < FZ_REGIONS ? fz_off(r) : SP_BUF_LEN;
+		memset(buf + at, FZ_POISON, off - at);
+		if (r < FZ_REGIONS)
+			at = off + fz_len[r];
+	}
+}
 
 static u8 *fz_dup(struct kunit *test, const u8 *p, u32 len)
 {
@@ -262,6 +285,22 @@ static void fz_field(struct fz *fz, struct rnd_state *rnd, u8 *p, u32 len)
 	fz_put(p, at, v);
 }
 
+/*
+ * A Read Response as the engine sent it, before any spoiling: does it
+ * carry guard octets, read from outside the MR its Request named?
+ */
+static bool fz_leaks(const u8 *p, u32 len)
+{
+	u32 i, run = 0;
+
+	if (len < DDP_TAGGED_HDR_LEN || !ddp_ctrl_tagged(p[0]) ||
+	    rdmap_ctrl_opcode(p[1]) != RDMAP_OP_READ_RESP)
+		return false;
+	for (i = DDP_TAGGED_HDR_LEN; i < len && run < FZ_POISON_RUN; i++)
+		run = p[i] == FZ_POISON ? run + 1 : 0;
+	return run == FZ_POISON_RUN;
+}
+
 /* The pipe's mutator: spoil one segment in @rate of a thousand. */
 static unsigned int fz_mutate(struct pipe_end *e, u8 *p, u32 *len)
 {
@@ -269,6 +308,7 @@ static unsigned int fz_mutate(struct pipe_end *e, u8 *p, u32 *len)
 	struct rnd_state *rnd = &fe->rnd;
 	u32 n = *len, add, i;
 
+	fe->leaks += fz_leaks(p, n);
 	if (fz_rand(rnd, 1000) >= fe->rate || !n)
 		return 1;
 	fe->spoilt++;
@@ -568,7 +608,7 @@ static void fz_prepare(struct kunit *test, struct fz *fz, u32 seed)
 		fz->target[FZ_TARGET(i, 2)] = (struct fz_target){
 			sf->pd->local_dma_lkey,
 			(uintptr_t)buf + fz_off(FZ_SRC), fz_len[FZ_SRC] };
-		sp_fill(buf, SP_BUF_LEN, seed * 2 + i);
+		fz_fill(buf, seed * 2 + i);
 		fe->orig = fz_dup(test, buf, SP_BUF_LEN);
 		sf->end[i].ulpdu = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, sf->end[i].ulpdu);
@@ -658,6 +698,7 @@ static void fz_one(struct kunit *test, u32 seed)
 			flush_work(&sf->end[i].stream->tx_work);
 	for (i = 0; i < 2; i++)
 		fz_check_untouched(test, fz, i);
+	KUNIT_EXPECT_EQ(test, fz->end[0].leaks + fz->end[1].leaks, 0);
 	kunit_info(test, "seed %u: spoilt %u and %u, %d failed, Terminates %d and %d\n",
 		   seed, fz->end[0].spoilt, fz->end[1].spoilt, nfailed,
 		   sf->end[0].nterm, sf->end[1].nterm);
