@@ -92,11 +92,36 @@ int qf_init(struct kunit *test)
 	return err;
 }
 
+/*
+ * qf_init(), then a PD of the caller's on the fixture's device, made with
+ * @pd_flags, in *@pd (NULL if it failed).  The caller deallocates it
+ * before qf_exit().
+ */
+int qf_init_pd(struct kunit *test, int pd_flags, struct ib_pd **pd)
+{
+	struct qfix *fx;
+	int err;
+
+	*pd = NULL;
+	err = qf_init(test);
+	if (err)
+		return err;
+	fx = test->priv;
+	*pd = ib_alloc_pd(fx->ibdev, pd_flags);
+	if (IS_ERR(*pd)) {
+		err = PTR_ERR(*pd);
+		*pd = NULL;
+	}
+	return err;
+}
+
 void qf_exit(struct kunit *test)
 {
 	struct qfix *fx = test->priv;
 	int i;
 
+	if (!fx)	/* qf_init() never ran, or could not allocate */
+		return;
 	for (i = 0; i < QF_MAX_OBJ; i++)
 		if (fx->qp[i])
 			ib_destroy_qp(fx->qp[i]);
@@ -241,6 +266,22 @@ bool qf_wait_events(struct kunit *test, enum ib_event_type type, int n)
 			return qf_events(test, type) >= n;
 	}
 	return true;
+}
+
+/* Wait up to a few seconds for @qp to be in ERROR. */
+bool qf_wait_error(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init) &&
+		    attr.qp_state == IB_QPS_ERR)
+			return true;
+		usleep_range(10000, 20000);
+	}
+	return false;
 }
 
 int qf_state(struct kunit *test, struct ib_qp *qp)

@@ -29,6 +29,7 @@ struct qfix {
 };
 
 int qf_init(struct kunit *test);
+int qf_init_pd(struct kunit *test, int pd_flags, struct ib_pd **pd);
 void qf_exit(struct kunit *test);
 
 struct ib_cq *qf_cq(struct kunit *test, int cqe);
@@ -44,6 +45,7 @@ void qf_init_attr(struct kunit *test, struct ib_qp_init_attr *attr,
 int qf_events(struct kunit *test, enum ib_event_type type);
 bool qf_wait_events(struct kunit *test, enum ib_event_type type, int n);
 int qf_state(struct kunit *test, struct ib_qp *qp);
+bool qf_wait_error(struct ib_qp *qp);
 int qf_modify_state(struct ib_qp *qp, enum ib_qp_state state);
 int qf_post_recv(struct ib_qp *qp, u64 wr_id);
 int qf_post_send(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode opcode,

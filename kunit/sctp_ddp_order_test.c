@@ -189,23 +189,15 @@ static void end_connect(struct kunit *test, struct order_fx *f, int i)
 static int order_init(struct kunit *test)
 {
 	struct order_fx *f;
-	struct qfix *fx;
 	int err;
 
-	err = qf_init(test);
-	if (err)
-		return err;
-	fx = test->priv;
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
 	the_of = f;
-	f->pd = ib_alloc_pd(fx->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(f->pd)) {
-		err = PTR_ERR(f->pd);
-		f->pd = NULL;
+	err = qf_init_pd(test, IB_PD_UNSAFE_GLOBAL_RKEY, &f->pd);
+	if (err)
 		return err;
-	}
 	end_connect(test, f, 0);
 	end_connect(test, f, 1);
 	return 0;
@@ -610,21 +602,6 @@ static void order_shuffled_skb(struct kunit *test)
 	order_shuffled_run(test, true);
 }
 
-static bool wait_error(struct ib_qp *qp)
-{
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init) &&
-		    attr.qp_state == IB_QPS_ERR)
-			return true;
-		usleep_range(10000, 20000);
-	}
-	return false;
-}
-
 /* What the session does when its sequence refuses a chunk (§6.1). */
 #define SESSION_ERR	DDP_ERR_LOCAL_CATASTROPHIC
 
@@ -639,7 +616,7 @@ static void order_expect_failed(struct kunit *test, struct order_run *r,
 {
 	struct cap_end *e = r->to;
 
-	KUNIT_EXPECT_TRUE(test, wait_error(e->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(e->stream->term, err));
 	KUNIT_EXPECT_TRUE(test, e->seq.dead);
 	KUNIT_EXPECT_EQ(test, run_one(r, r->nr - 1), -EPROTO);

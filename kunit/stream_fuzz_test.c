@@ -655,7 +655,7 @@ static int fz_check_failed(struct kunit *test, struct fz *fz, bool *failed)
 		if (!failed[i])
 			continue;
 		nfailed++;
-		KUNIT_EXPECT_TRUE(test, sp_wait_error(e->qp));
+		KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
 		KUNIT_EXPECT_TRUE_MSG(test, e->nterm || e->stream->term_rx_len ||
 				      e->peer->closed,
 				      "end %d failed with no Terminate", i);

@@ -214,23 +214,15 @@ void sp_exit(struct kunit *test)
 int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc)
 {
 	struct stream_fx *sf;
-	struct qfix *fx;
 	int err, i;
 
-	err = qf_init(test);
-	if (err)
-		return err;
-	fx = test->priv;
 	sf = kunit_kzalloc(test, sizeof(*sf), GFP_KERNEL);
 	if (!sf)
 		return -ENOMEM;
 	the_sf = sf;
-	sf->pd = ib_alloc_pd(fx->ibdev, pd_flags);
-	if (IS_ERR(sf->pd)) {
-		err = PTR_ERR(sf->pd);
-		sf->pd = NULL;
+	err = qf_init_pd(test, pd_flags, &sf->pd);
+	if (err)
 		return err;
-	}
 	for (i = 0; i < 2; i++) {
 		sf->cq[i] = qf_cq(test, 64);
 		sf->buf[i] = kunit_kzalloc(test, SP_BUF_LEN, GFP_KERNEL);
@@ -263,21 +255,6 @@ bool sp_poll_one(struct ib_cq *cq, struct ib_wc *wc)
 
 	for (i = 0; i < 300; i++) {
 		if (ib_poll_cq(cq, 1, wc) == 1)
-			return true;
-		usleep_range(10000, 20000);
-	}
-	return false;
-}
-
-bool sp_wait_error(struct ib_qp *qp)
-{
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init) &&
-		    attr.qp_state == IB_QPS_ERR)
 			return true;
 		usleep_range(10000, 20000);
 	}

@@ -238,8 +238,8 @@ static void stream_write_bad_stag(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 100,
 					sf->pd->unsafe_global_rkey + 0x1000),
 			0);
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[0].qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[0].qp));
 	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, SP_BUF_LEN));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[1].stream->term,
 						   DDP_ERR_T_INVALID_STAG));
@@ -252,7 +252,7 @@ static void stream_send_no_buffer(struct kunit *test)
 	struct stream_fx *sf = sp_fx(test);
 
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[1].stream->term,
 						   DDP_ERR_UT_MSN_NO_BUF));
 }
@@ -524,8 +524,8 @@ static void stream_rtr_mismatch(struct kunit *test)
 		stream_kick_end(sf, 0);
 	else
 		KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 8, 0), 0);
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(resp->qp));
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(ini->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(resp->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(ini->qp));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_NO_MATCHING_RTR),
 			sw_ddp_term_err_pack(resp->stream->term));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_NO_MATCHING_RTR),
@@ -557,7 +557,7 @@ static void stream_rtr_terminate(struct kunit *test)
 	};
 
 	KUNIT_ASSERT_EQ(test, ib_post_send(ini->qp, &wr.wr, NULL), 0);
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(resp->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(resp->qp));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
 			sw_ddp_term_err_pack(term_received(resp)));
 	/* the peer's Terminate is not answered (RFC 5040) */
@@ -603,7 +603,7 @@ static void stream_terminate_ends_rx(struct kunit *test)
 	rdmap_tagged_init(&wh, RDMAP_OP_WRITE, true,
 			  sf->pd->unsafe_global_rkey, (uintptr_t)sf->buf[1]);
 	inject(peer, &wh, sizeof(wh), data, 64);
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(e->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
 	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, SP_BUF_LEN));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(RDMAP_ERR_OP_UNSPECIFIED),
 			sw_ddp_term_err_pack(term_received(e)));
@@ -644,7 +644,7 @@ static void stream_ird_zero(struct kunit *test)
 	memset(sf->buf[0], 0, 64);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[1].stream->term,
 						   DDP_ERR_UT_MSN_NO_BUF));
 	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[0], 0, 64));
@@ -664,7 +664,7 @@ static void stream_read_refused_quoted(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 100, rkey),
 			0);
-	KUNIT_ASSERT_TRUE(test, sp_wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_TRUE(test, qf_wait_error(sf->end[0].qp));
 	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
 	KUNIT_EXPECT_EQ(test, ti.err.layer, SW_DDP_LAYER_RDMAP);
 	KUNIT_EXPECT_EQ(test, ti.err.etype, RDMAP_ETYPE_REMOTE_PROT);
@@ -721,10 +721,10 @@ static void stream_llp_error_quotes_none(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, sw_ddp_term_err_ok(err));
 	/* what the LLP does with MPA's error (llp.h) */
 	sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
-	KUNIT_EXPECT_TRUE(test, sp_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
 	KUNIT_EXPECT_EQ(test, sf->end[1].stream->term_hdr_len, 0);
 	KUNIT_EXPECT_FALSE(test, sw_ddp_term_err_ok(sf->end[1].stream->term));
-	KUNIT_ASSERT_TRUE(test, sp_wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_TRUE(test, qf_wait_error(sf->end[0].qp));
 	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
 	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
 }
