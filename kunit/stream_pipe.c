@@ -31,6 +31,9 @@ static int pipe_deliver(struct pipe_end *e, const void *hdr, u32 hdr_len,
 	wire_len = mpa_tx_frame(&e->tx, hdr, hdr_len, bv, nr_bv, len);
 	if (wire_len < 0)
 		return wire_len;
+	/* a mutator's longer ULPDU must still fit the wire */
+	if (WARN_ON(wire_len > SP_WIRE_MAX))
+		return -EMSGSIZE;
 	for (i = 0; i < e->tx.nr_bv; i++) {
 		memcpy_from_bvec(e->wire + n, &e->tx.bv[i]);
 		n += e->tx.bv[i].bv_len;
