@@ -79,7 +79,6 @@ struct fz_end {
 	bool recv_posted[FZ_NRECV];
 	struct ib_wc wc[FZ_OPS + FZ_NRECV];	/* by wr_id */
 	bool seen[FZ_OPS + FZ_NRECV];
-	struct ib_mr *rw, *ro;
 	u8 *orig;		/* the buffer as filled */
 };
 
@@ -113,6 +112,17 @@ static u32 fz_off(enum fz_region r)
 	return off;
 }
 
+/* Guard @g: before region @g, or after the last one (FZ_REGIONS). */
+static u32 fz_guard_off(int g)
+{
+	return g ? fz_off(g - 1) + fz_len[g - 1] : 0;
+}
+
+static u32 fz_guard_len(int g)
+{
+	return (g < FZ_REGIONS ? fz_off(g) : SP_BUF_LEN) - fz_guard_off(g);
+}
+
 static_assert(FZ_GUARD * (FZ_REGIONS + 1) + FZ_RW_LEN + FZ_RO_LEN +
 	      FZ_NRECV * FZ_RECV_LEN + FZ_OPS * FZ_SINK_LEN + FZ_WRITE_MAX <=
 	      SP_BUF_LEN);
@@ -123,16 +133,11 @@ static_assert(FZ_GUARD * (FZ_REGIONS + 1) + FZ_RW_LEN + FZ_RO_LEN +
  */
 static void fz_fill(u8 *buf, u8 seed)
 {
-	u32 at = 0, off;
-	int r;
+	int g;
 
 	sp_fill(buf, SP_BUF_LEN, seed);
-	for (r = 0; r <= FZ_REGIONS; r++) {
-		off = r < FZ_REGIONS ? fz_off(r) : SP_BUF_LEN;
-		memset(buf + at, FZ_POISON, off - at);
-		if (r < FZ_REGIONS)
-			at = off + fz_len[r];
-	}
+	for (g = 0; g <= FZ_REGIONS; g++)
+		memset(buf + fz_guard_off(g), FZ_POISON, fz_guard_len(g));
 }
 
 static u8 *fz_dup(struct kunit *test, const u8 *p, u32 len)
@@ -346,8 +351,8 @@ static unsigned int fz_mutate(struct pipe_end *e, u8 *p, u32 *len)
 }
 
 /* A fast-register MR over @len octets at @p, registered on end @i. */
-static struct ib_mr *fz_mr(struct kunit *test, struct fz *fz, int i,
-			   int slot, u8 *p, u32 len, int access)
+static struct fz_target fz_mr(struct kunit *test, struct fz *fz, int i,
+			      int slot, u8 *p, u32 len, int access)
 {
 	struct stream_fx *sf = fz->sf;
 	struct scatterlist sg;
@@ -373,7 +378,7 @@ static struct ib_mr *fz_mr(struct kunit *test, struct fz *fz, int i,
 	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[i].qp, &reg.wr, NULL), 0);
 	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[i], &wc));
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
-	return mr;
+	return (struct fz_target){ mr->rkey, mr->iova, len };
 }
 
 /* Each end's script: what it posts, from the seed. */
@@ -416,9 +421,9 @@ static void fz_script(struct fz *fz, struct rnd_state *rnd, bool clean)
 static int fz_post_op(struct fz *fz, int i, int k)
 {
 	struct stream_fx *sf = fz->sf;
-	struct fz_end *fe = &fz->end[i], *peer = &fz->end[!i];
+	struct fz_end *fe = &fz->end[i];
 	struct fz_op *op = &fe->op[k];
-	struct ib_mr *rmr = op->target == FZ_RO ? peer->ro : peer->rw;
+	const struct fz_target *t = &fz->target[FZ_TARGET(!i, op->target)];
 	u8 *buf = sf->buf[i];
 	struct ib_sge sge = {
 		.addr = (uintptr_t)buf + fz_off(FZ_SRC) + op->src,
@@ -428,8 +433,8 @@ static int fz_post_op(struct fz *fz, int i, int k)
 	struct ib_rdma_wr wr = {
 		.wr = { .wr_id = k, .sg_list = &sge, .num_sge = 1,
 			.opcode = op->op, .send_flags = IB_SEND_SIGNALED },
-		.remote_addr = rmr->iova + op->remote,
-		.rkey = rmr->rkey,
+		.remote_addr = t->base + op->remote,
+		.rkey = t->stag,
 	};
 
 	if (op->op == IB_WR_RDMA_READ)
@@ -558,19 +563,21 @@ static void fz_check_clean(struct kunit *test, struct fz *fz)
 static void fz_check_untouched(struct kunit *test, struct fz *fz, int i)
 {
 	const u8 *buf = fz->sf->buf[i], *orig = fz->end[i].orig;
-	u32 at = 0, off;
-	int r;
+	static const enum fz_region kept[] = { FZ_RO, FZ_SRC };
+	u32 at;
+	int g;
 
-	for (r = 0; r <= FZ_REGIONS; r++) {
-		off = r < FZ_REGIONS ? fz_off(r) : SP_BUF_LEN;
-		KUNIT_EXPECT_MEMEQ_MSG(test, buf + at, orig + at, off - at,
-				       "end %d: guard before region %d", i, r);
-		if (r == FZ_RO || r == FZ_SRC)
-			KUNIT_EXPECT_MEMEQ_MSG(test, buf + off, orig + off,
-					       fz_len[r], "end %d: region %d",
-					       i, r);
-		if (r < FZ_REGIONS)
-			at = off + fz_len[r];
+	for (g = 0; g <= FZ_REGIONS; g++) {
+		at = fz_guard_off(g);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf + at, orig + at,
+				       fz_guard_len(g),
+				       "end %d: guard before region %d", i, g);
+	}
+	for (g = 0; g < ARRAY_SIZE(kept); g++) {
+		at = fz_off(kept[g]);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf + at, orig + at,
+				       fz_len[kept[g]], "end %d: region %d", i,
+				       kept[g]);
 	}
 }
 
@@ -596,15 +603,13 @@ static void fz_prepare(struct kunit *test, struct fz *fz, u32 seed)
 		fe->fz = fz;
 		prandom_seed_state(&fe->rnd, seed * 2 + i + 1);
 		fe->rate = seed ? 50 + seed % 8 * 50 : 0;
-		fe->rw = fz_mr(test, fz, i, 2 * i, buf + fz_off(FZ_RW),
-			       FZ_RW_LEN, IB_ACCESS_REMOTE_WRITE |
-			       IB_ACCESS_REMOTE_READ);
-		fe->ro = fz_mr(test, fz, i, 2 * i + 1, buf + fz_off(FZ_RO),
-			       FZ_RO_LEN, IB_ACCESS_REMOTE_READ);
-		fz->target[FZ_TARGET(i, FZ_RW)] = (struct fz_target){
-			fe->rw->rkey, fe->rw->iova, FZ_RW_LEN };
-		fz->target[FZ_TARGET(i, FZ_RO)] = (struct fz_target){
-			fe->ro->rkey, fe->ro->iova, FZ_RO_LEN };
+		fz->target[FZ_TARGET(i, FZ_RW)] =
+			fz_mr(test, fz, i, 2 * i, buf + fz_off(FZ_RW),
+			      FZ_RW_LEN, IB_ACCESS_REMOTE_WRITE |
+			      IB_ACCESS_REMOTE_READ);
+		fz->target[FZ_TARGET(i, FZ_RO)] =
+			fz_mr(test, fz, i, 2 * i + 1, buf + fz_off(FZ_RO),
+			      FZ_RO_LEN, IB_ACCESS_REMOTE_READ);
 		fz->target[FZ_TARGET(i, 2)] = (struct fz_target){
 			sf->pd->local_dma_lkey,
 			(uintptr_t)buf + fz_off(FZ_SRC), fz_len[FZ_SRC] };
