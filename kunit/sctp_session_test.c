@@ -18,11 +18,11 @@
 #include <net/sock.h>
 
 #include "sctp_llp.h"
+#include "sctp_raw.h"
 
 #define SESS_WAIT	msecs_to_jiffies(3000)
 #define SESS_TIMEOUT	msecs_to_jiffies(2000)	/* Initiate answered by */
 #define SESS_SHORT	msecs_to_jiffies(300)	/* when the timeout is tested */
-#define RAW_STREAMS	16
 
 /* What one owner's upcalls saw. */
 struct sess_rec {
@@ -423,73 +423,15 @@ static void sess_test_shared(struct kunit *test)
 	KUNIT_EXPECT_NE(test, t->conn[1]->sid, t->conn[2]->sid);
 }
 
-/* The hand-driven peer: a kernel SCTP socket, stream and PPID per message */
-
-static int raw_setopt(struct socket *sock, int opt, const void *val,
-		      unsigned int len)
-{
-	return sock->ops->setsockopt(sock, SOL_SCTP, opt,
-				     KERNEL_SOCKPTR((void *)val), len);
-}
-
-static struct socket *raw_socket(struct kunit *test, bool ddp)
-{
-	static const struct sctp_setadaptation adapt = {
-		.ssb_adaptation_ind = SCTP_DDP_ADAPT_IND_DDP,
-	};
-	static const struct sctp_initmsg init = {
-		.sinit_num_ostreams = RAW_STREAMS,
-		.sinit_max_instreams = RAW_STREAMS,
-	};
-	static const struct sctp_event_subscribe none = {};
-	static const int on = 1;
-	struct socket *sock;
-
-	KUNIT_ASSERT_EQ(test, 0, sock_create_kern(&init_net, AF_INET,
-						  SOCK_STREAM, IPPROTO_SCTP,
-						  &sock));
-	if ((ddp && raw_setopt(sock, SCTP_ADAPTATION_LAYER, &adapt,
-			       sizeof(adapt))) ||
-	    raw_setopt(sock, SCTP_INITMSG, &init, sizeof(init)) ||
-	    raw_setopt(sock, SCTP_EVENTS, &none, sizeof(none)) ||
-	    raw_setopt(sock, SCTP_RECVRCVINFO, &on, sizeof(on))) {
-		sock_release(sock);
-		KUNIT_FAIL_AND_ABORT(test, "SCTP socket options");
-	}
-	sock->sk->sk_rcvtimeo = SESS_WAIT;
-	return sock;
-}
-
 /* An association to our listener, from a peer that is DDP or not. */
 static void raw_connect(struct kunit *test, bool ddp)
 {
 	struct sess_test *t = test->priv;
 
-	t->raw = raw_socket(test, ddp);
+	t->raw = sctp_raw_socket(test, ddp);
 	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
 						(struct sockaddr *)&t->laddr,
 						sizeof(t->laddr), 0));
-}
-
-static int raw_send(struct socket *sock, u16 sid, u32 ppid, const void *buf,
-		    u32 len)
-{
-	union {
-		struct cmsghdr h;
-		u8 buf[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
-	} cm = {};
-	struct sctp_sndinfo *info = (void *)(cm.buf + sizeof(cm.h));
-	struct msghdr msg = { .msg_control = &cm,
-			      .msg_controllen = sizeof(cm) };
-	struct kvec v = { .iov_base = (void *)buf, .iov_len = len };
-
-	cm.h.cmsg_level = IPPROTO_SCTP;
-	cm.h.cmsg_type = SCTP_SNDINFO;
-	cm.h.cmsg_len = CMSG_LEN(sizeof(*info));
-	info->snd_sid = sid;
-	info->snd_flags = SCTP_UNORDERED;
-	info->snd_ppid = (__force u32)cpu_to_be32(ppid);
-	return kernel_sendmsg(sock, &msg, &v, 1, len);
 }
 
 static void raw_ctrl(struct kunit *test, struct socket *sock, u16 sid,
@@ -504,31 +446,8 @@ static void raw_ctrl(struct kunit *test, struct socket *sock, u16 sid,
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), pdata, pdata_len);
 	KUNIT_ASSERT_EQ(test, (int)(sizeof(h) + pdata_len),
-			raw_send(sock, sid, SCTP_DDP_PPID_SESSION_CTRL, buf,
-				 sizeof(h) + pdata_len));
-}
-
-/* The next message, its stream and PPID; -EAGAIN after SESS_WAIT. */
-static int raw_recv(struct socket *sock, u16 *sid, u32 *ppid, u8 *buf,
-		    u32 size)
-{
-	union {
-		struct cmsghdr h;
-		u8 buf[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
-	} cm = {};
-	struct msghdr msg = { .msg_control = &cm,
-			      .msg_controllen = sizeof(cm) };
-	struct kvec v = { .iov_base = buf, .iov_len = size };
-	struct sctp_rcvinfo info;
-	int n;
-
-	n = kernel_recvmsg(sock, &msg, &v, 1, size, 0);
-	if (n <= 0)
-		return n;
-	memcpy(&info, cm.buf + sizeof(cm.h), sizeof(info));
-	*sid = info.rcv_sid;
-	*ppid = be32_to_cpu((__force __be32)info.rcv_ppid);
-	return n;
+			sctp_raw_send(sock, sid, SCTP_DDP_PPID_SESSION_CTRL,
+				      buf, sizeof(h) + pdata_len));
 }
 
 /* Our next chunk to the raw peer is this control message. */
@@ -541,7 +460,7 @@ static void raw_expect(struct kunit *test, struct socket *sock, u16 sid,
 	u16 rsid = 0;
 	int n;
 
-	n = raw_recv(sock, &rsid, &ppid, buf, sizeof(buf));
+	n = sctp_raw_recv(sock, &rsid, &ppid, buf, sizeof(buf), 0);
 	KUNIT_ASSERT_GE_MSG(test, n, (int)sizeof(h), "no chunk (%d)", n);
 	memcpy(&h, buf, sizeof(h));
 	KUNIT_EXPECT_EQ(test, (u32)SCTP_DDP_PPID_SESSION_CTRL, ppid);
@@ -612,7 +531,7 @@ static void sess_send_bad(struct kunit *test, const struct sess_bad_chunk *b)
 	buf[0] = b->ssn >> 8;
 	buf[1] = b->ssn & 0xff;
 	KUNIT_ASSERT_EQ(test, (int)b->len,
-			raw_send(t->raw, 3, b->ppid, buf, b->len));
+			sctp_raw_send(t->raw, 3, b->ppid, buf, b->len));
 }
 
 /* §6.1: each ends the session with our Terminate; the owner hears once. */
@@ -655,8 +574,8 @@ static void sess_segment_before_accept(struct kunit *test, u16 ssn)
 	raw_connect(test, true);
 	s = raw_request(test, 2);
 	KUNIT_ASSERT_EQ(test, (int)sizeof(seg),
-			raw_send(t->raw, 2, SCTP_DDP_PPID_SEGMENT, seg,
-				 sizeof(seg)));
+			sctp_raw_send(t->raw, 2, SCTP_DDP_PPID_SEGMENT, seg,
+				      sizeof(seg)));
 	raw_expect(test, t->raw, 2, 0, SCTP_DDP_FUNC_TERMINATE);
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
 }
@@ -723,13 +642,14 @@ static void sess_test_no_adaptation(struct kunit *test)
 	int n;
 
 	sess_listen(test, 4);
-	t->raw = raw_socket(test, false);
+	t->raw = sctp_raw_socket(test, false);
 	/* the ABORT may even beat the wake-up of connect() */
 	n = kernel_connect(t->raw, (struct sockaddr *)&t->laddr,
 			   sizeof(t->laddr), 0);
 	if (!n) {
-		raw_send(t->raw, 0, SCTP_DDP_PPID_SESSION_CTRL, "\0\0\0\1", 4);
-		n = raw_recv(t->raw, &sid, &ppid, buf, sizeof(buf));
+		sctp_raw_send(t->raw, 0, SCTP_DDP_PPID_SESSION_CTRL,
+			      "\0\0\0\1", 4);
+		n = sctp_raw_recv(t->raw, &sid, &ppid, buf, sizeof(buf), 0);
 	}
 	KUNIT_EXPECT_TRUE_MSG(test, n == 0 || n == -ECONNRESET ||
 			      n == -ECONNREFUSED || n == -EPIPE, "got %d", n);
@@ -755,7 +675,7 @@ static void sess_test_idle_passive(struct kunit *test)
 	raw_connect(test, true);
 	start = jiffies;
 	t->raw->sk->sk_rcvtimeo = idle + SESS_WAIT;
-	n = raw_recv(t->raw, &sid, &ppid, buf, sizeof(buf));
+	n = sctp_raw_recv(t->raw, &sid, &ppid, buf, sizeof(buf), 0);
 	KUNIT_EXPECT_TRUE_MSG(test, n == 0 || n == -ECONNRESET || n == -EPIPE,
 			      "got %d", n);
 	KUNIT_EXPECT_GE(test, jiffies - start, idle - SESS_SHORT);
@@ -785,7 +705,7 @@ static u16 raw_passive(struct kunit *test, unsigned long timeout)
 	u32 ppid;
 	u16 sid;
 
-	t->raw_listener = raw_socket(test, true);
+	t->raw_listener = sctp_raw_socket(test, true);
 	sess_addr(&ss, 0);
 	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw_listener,
 					     (struct sockaddr *)&ss,
@@ -798,8 +718,8 @@ static u16 raw_passive(struct kunit *test, unsigned long timeout)
 	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw_listener, &t->raw, 0));
 	t->raw->sk->sk_rcvtimeo = SESS_WAIT;
 	/* our Initiate, DDP-SSN 0, its private data */
-	KUNIT_ASSERT_EQ(test, 6, raw_recv(t->raw, &sid, &ppid, buf,
-					  sizeof(buf)));
+	KUNIT_ASSERT_EQ(test, 6, sctp_raw_recv(t->raw, &sid, &ppid, buf,
+					       sizeof(buf), 0));
 	KUNIT_EXPECT_EQ(test, (u32)SCTP_DDP_PPID_SESSION_CTRL, ppid);
 	KUNIT_EXPECT_MEMEQ(test, "\0\0\0\1hi", buf, 6);
 	return sid;
@@ -859,7 +779,7 @@ static void sess_test_oversized(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, big);
 	raw_establish(test);
 	KUNIT_ASSERT_EQ(test, (int)len,
-			raw_send(t->raw, 3, SCTP_DDP_PPID_SEGMENT, big, len));
+			sctp_raw_send(t->raw, 3, SCTP_DDP_PPID_SEGMENT, big, len));
 	raw_expect(test, t->raw, 3, 1, SCTP_DDP_FUNC_TERMINATE);
 	sess_wait(test, &t->pas.closed_done);
 	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_FAILED, t->pas.why);
@@ -1016,12 +936,12 @@ static void sess_test_accept_unsent(struct kunit *test)
 		raw_ctrl(test, t->raw, 1, 1, p->func, 0);
 	else
 		KUNIT_ASSERT_EQ(test, (int)sizeof(seg),
-				raw_send(t->raw, 1, SCTP_DDP_PPID_SEGMENT, seg,
-					 sizeof(seg)));
+				sctp_raw_send(t->raw, 1, SCTP_DDP_PPID_SEGMENT,
+					      seg, sizeof(seg)));
 	sess_wait(test, &t->pas.closed_done);
 	KUNIT_EXPECT_EQ(test, p->why, t->pas.why);
-	while ((n = raw_recv(t->raw, &sid, &ppid, buf,
-			     SW_DDP_SCTP_MSG_MAX)) > 0) {
+	while ((n = sctp_raw_recv(t->raw, &sid, &ppid, buf,
+				  SW_DDP_SCTP_MSG_MAX, 0)) > 0) {
 		if (sid != 1)
 			continue;
 		KUNIT_ASSERT_EQ(test, (int)sizeof(h), n);
@@ -1064,7 +984,7 @@ static void sess_test_sid_free_busy(struct kunit *test)
 	sw_ddp_sctp_close(s);
 	sw_ddp_sctp_unlock(s);
 	raw_expect(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE);
-	sess_fill_sndbuf(test, s->assoc, (sid + 1) % RAW_STREAMS, SZ_512K);
+	sess_fill_sndbuf(test, s->assoc, (sid + 1) % SCTP_RAW_STREAMS, SZ_512K);
 	raw_ctrl(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE, 0);
 	for (i = 0; i < 20 && held; i++) {
 		msleep(50);
