@@ -274,6 +274,10 @@ static void qp_fatal_work(struct work_struct *work)
 	mutex_lock(&qp->state_mutex);
 	if (qp->state != SW_DDP_QPS_ERROR) {
 		qp_set_state(qp, SW_DDP_QPS_ERROR);
+		WRITE_ONCE(qp->fatal_owed, true);
+	}
+	if (READ_ONCE(qp->fatal_owed)) {
+		WRITE_ONCE(qp->fatal_owed, false);
 		qp_event(qp, IB_EVENT_QP_FATAL);
 	}
 	mutex_unlock(&qp->state_mutex);
@@ -300,6 +304,14 @@ void sw_ddp_qp_terminate(struct sw_ddp_qp *qp)
  */
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
 {
+	/*
+	 * A QP that failed before it reached ERROR owes the event even if
+	 * something else takes it there before this work runs.  Over SCTP
+	 * the session the engine just ended with its Terminate may detach
+	 * the QP first (RFC 5043 §6.2: our Terminate follows RDMAP's).
+	 */
+	if (READ_ONCE(qp->state) != SW_DDP_QPS_ERROR)
+		WRITE_ONCE(qp->fatal_owed, true);
 	sw_ddp_qp_get(qp);
 	if (!queue_work(system_wq, &qp->fatal_work))
 		sw_ddp_qp_put(qp);
@@ -342,6 +354,7 @@ int sw_ddp_qp_llp_attach(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp,
 		sw_ddp_qp_llp_detach(qp);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_llp_attach);
 
 /**
  * sw_ddp_qp_llp_detach() - the QP's LLP stream has closed
@@ -365,6 +378,7 @@ void sw_ddp_qp_llp_detach(struct sw_ddp_qp *qp)
 		qp_set_state(qp, SW_DDP_QPS_ERROR);
 	mutex_unlock(&qp->state_mutex);
 }
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_llp_detach);
 
 static int qp_check_create(const struct ib_qp_init_attr *attr,
 			   struct ib_udata *udata)

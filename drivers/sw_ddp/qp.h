@@ -86,6 +86,7 @@ struct sw_ddp_qp {
 	struct kref ref;
 	struct completion released;
 	struct work_struct fatal_work;
+	bool fatal_owed;		/* its IB_EVENT_QP_FATAL not reported */
 
 	struct mutex state_mutex;	/* serializes state changes */
 	enum sw_ddp_qp_state state;	/* READ_ONCE() outside state_mutex */
