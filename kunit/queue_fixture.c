@@ -2,6 +2,7 @@
 /*
  * KUnit fixture for the queue suites: see queue_fixture.h.
  */
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
 
@@ -332,4 +333,17 @@ int qf_post_send(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode opcode,
 int qf_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
 	return ib_poll_cq(cq, n, wc);
+}
+
+/* Poll @cq until one completion arrives, or a few seconds pass. */
+bool qf_poll_one(struct ib_cq *cq, struct ib_wc *wc)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (ib_poll_cq(cq, 1, wc) == 1)
+			return true;
+		usleep_range(10000, 20000);
+	}
+	return false;
 }

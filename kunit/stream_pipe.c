@@ -3,7 +3,6 @@
  * KUnit: the stream pipe (stream_pipe.h).  Real PDs, MRs, QPs and CQs
  * from ib_core; real framing and placement; only the socket is missing.
  */
-#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/slab.h>
 
@@ -249,19 +248,6 @@ int sp_init(struct kunit *test)
 struct stream_fx *sp_fx(struct kunit *test)
 {
 	return the_sf;
-}
-
-/* Poll @cq until one completion arrives, or a few seconds pass. */
-bool sp_poll_one(struct ib_cq *cq, struct ib_wc *wc)
-{
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		if (ib_poll_cq(cq, 1, wc) == 1)
-			return true;
-		usleep_range(10000, 20000);
-	}
-	return false;
 }
 
 void sp_fill(u8 *p, u32 len, u8 seed)

@@ -45,7 +45,7 @@ static void stream_write(struct kunit *test)
 	sp_fill(sf->buf[0], SP_BUF_LEN, 1);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], SP_BUF_LEN);
@@ -60,7 +60,7 @@ static void stream_read(struct kunit *test)
 	sp_fill(sf->buf[1], SP_BUF_LEN, 7);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, SP_BUF_LEN);
@@ -83,7 +83,7 @@ static void stream_read_short(struct kunit *test, bool refuse)
 	memset(sf->buf[0], 0, 129);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 128,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 128);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], 128);
@@ -118,7 +118,7 @@ static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
 	struct ib_wc wc;
 
 	if (ib_post_send(sf->end[0].qp, &reg.wr, NULL) ||
-	    !sp_poll_one(sf->cq[0], &wc))
+	    !qf_poll_one(sf->cq[0], &wc))
 		return IB_WC_GENERAL_ERR;
 	return wc.status;
 }
@@ -171,7 +171,7 @@ static void stream_read_inv(struct kunit *test)
 	/* as rdma_rw posts it: the MR's key before its registration */
 	rd.wr.ex.invalidate_rkey = old_key;
 	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &rd.wr, NULL), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
@@ -202,13 +202,13 @@ static void stream_send(struct kunit *test)
 	sp_fill(sf->buf[0], len, 3);
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], len);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
 }
 
@@ -220,7 +220,7 @@ static void stream_send_zero(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 0);
 }
@@ -269,7 +269,7 @@ static void stream_error_stops_placement(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	KUNIT_ASSERT_EQ(test, qf_modify_state(sf->end[1].qp, IB_QPS_ERR), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	sf->end[1].closed = false;	/* the LLP has not closed yet */
 
@@ -277,7 +277,7 @@ static void stream_error_stops_placement(struct kunit *test)
 	memset(sf->buf[1], 0, SP_BUF_LEN);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(sf->buf[1], 0, SP_BUF_LEN), NULL);
 	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[1], 1, &wc));
@@ -300,7 +300,7 @@ static void stream_error_mid_segment(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	sf->end[0].cut = 100;
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	/* the FPDU: ULPDU_Length, header, payload, PAD, CRC */
 	KUNIT_ASSERT_EQ(test, sf->end[0].kept,
@@ -310,7 +310,7 @@ static void stream_error_mid_segment(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], placed);
 
 	KUNIT_ASSERT_EQ(test, qf_modify_state(sf->end[1].qp, IB_QPS_ERR), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	sp_deliver_kept(&sf->end[0]);
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(sf->buf[1] + placed, 0,
@@ -390,7 +390,7 @@ static void stream_read_ord(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &wr[0].wr, NULL), 0);
 	for (i = 0; i < 9; i++) {
-		KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+		KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
 		KUNIT_EXPECT_EQ(test, wc.opcode,
@@ -453,7 +453,7 @@ static void stream_rtr(struct kunit *test)
 			rdmap_ctrl_opcode(ini->first[1]));
 	KUNIT_EXPECT_EQ(test, 0, ini->first_len);
 
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], len);
@@ -464,15 +464,15 @@ static void stream_rtr(struct kunit *test)
 	/* the consumers' own messages follow, MSNs in step */
 	sp_fill(sf->buf[0], len, 11);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[1], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, len,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 
@@ -623,7 +623,7 @@ static void stream_read_zero_any_stag(struct kunit *test)
 	sf->end[1].zero_resp_any = true;
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 0,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 0);
@@ -714,7 +714,7 @@ static void stream_llp_error_quotes_none(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 100,
 					sf->pd->unsafe_global_rkey), 0);
-	KUNIT_ASSERT_TRUE(test, sp_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
 	flat_in_init(&f, bad, sizeof(bad), true);
 	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
