@@ -17,7 +17,9 @@
  *   consumer moves its QP to error at the end;
  * - a QP that fails by itself has sent or received a Terminate (or its
  *   peer closed the stream first), and reported IB_EVENT_QP_FATAL.
- * Seed 0 spoils nothing, and there every message must arrive intact.
+ * A seed that happens to spoil nothing has no QP fail and every work
+ * request that was due succeed.  Seed 0 spoils nothing by design, and
+ * there every message must arrive intact.
  * Each seed runs on a new device and QPs; a case runs a block of them.
  * A seed fixes the scripts and each end's spoiling, not the order in
  * which an end's own messages and its Read Responses interleave (both
@@ -45,15 +47,6 @@ static const u32 fz_len[FZ_REGIONS] = {
 	[FZ_SRC] = FZ_WRITE_MAX,		/* Write and Send sources */
 };
 
-/* Like the pipe's fill: no byte repeats the one before it. */
-static void fz_fill_data(u8 *p, u32 len, u8 seed)
-{
-	u32 i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (u8)(i * 31 + seed);
-}
-
 static u32 fz_off(enum fz_region r)
 {
 	u32 off = FZ_GUARD;
@@ -75,9 +68,6 @@ static u32 fz_guard_len(int g)
 	return (g < FZ_REGIONS ? fz_off(g) : FZ_BUF_LEN) - fz_guard_off(g);
 }
 
-/* FZ_BUF_LEN counts a guard before each region and one after the last. */
-static_assert(FZ_REGIONS + 1 == 6);
-
 /*
  * The regions with data (no byte repeats the one before it), the guards
  * with FZ_POISON.
@@ -86,7 +76,7 @@ static void fz_fill(u8 *buf, u8 seed)
 {
 	int g;
 
-	fz_fill_data(buf, FZ_BUF_LEN, seed);
+	qf_fill(buf, FZ_BUF_LEN, seed);
 	for (g = 0; g <= FZ_REGIONS; g++)
 		memset(buf + fz_guard_off(g), FZ_POISON, fz_guard_len(g));
 }
@@ -659,7 +649,6 @@ static void fz_one(struct kunit *test, const struct fz_transport *tp,
 	KUNIT_ASSERT_NOT_NULL(test, fz);
 	fz->tp = tp;
 	fz->link = tp->link(test);
-	fz->seed = seed;
 	fz_prepare(test, fz, seed);
 	fz_start(test, fz, !seed);
 

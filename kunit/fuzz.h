@@ -21,7 +21,8 @@
 #define FZ_WRITE_MAX	3000	/* two segments at most over the pipe */
 #define FZ_RW_LEN	4800	/* the MR the peer may read and write */
 #define FZ_RO_LEN	2500	/* the MR the peer may only read */
-#define FZ_BUF_LEN	(FZ_GUARD * 6 + FZ_RW_LEN + FZ_RO_LEN + \
+/* the regions, a guard before each and one after the last */
+#define FZ_BUF_LEN	(FZ_GUARD * (FZ_REGIONS + 1) + FZ_RW_LEN + FZ_RO_LEN + \
 			 FZ_NRECV * FZ_RECV_LEN + FZ_OPS * FZ_SINK_LEN + \
 			 FZ_WRITE_MAX)
 #define FZ_MRS		4	/* each end's FZ_RW and FZ_RO */
@@ -104,7 +105,6 @@ struct fz {
 	struct fz_link *link;
 	struct fz_end end[2];
 	struct fz_target target[FZ_TARGETS];
-	u32 seed;
 };
 
 u32 fz_rand(struct rnd_state *rnd, u32 n);

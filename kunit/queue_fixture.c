@@ -335,6 +335,15 @@ int qf_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 	return ib_poll_cq(cq, n, wc);
 }
 
+/* Test data: no octet repeats the one before it. */
+void qf_fill(u8 *p, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(i * 31 + seed);
+}
+
 /* Poll @cq until one completion arrives, or a few seconds pass. */
 bool qf_poll_one(struct ib_cq *cq, struct ib_wc *wc)
 {

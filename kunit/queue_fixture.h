@@ -52,5 +52,6 @@ int qf_post_send(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode opcode,
 		 int send_flags);
 int qf_poll(struct ib_cq *cq, struct ib_wc *wc, int n);
 bool qf_poll_one(struct ib_cq *cq, struct ib_wc *wc);
+void qf_fill(u8 *p, u32 len, u8 seed);
 
 #endif /* SW_DDP_QUEUE_FIXTURE_H */

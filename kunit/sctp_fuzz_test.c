@@ -158,13 +158,11 @@ static void sx_release(struct sx_dir *d, u32 k)
 	kfree(m.data);
 }
 
-/* Everything held, in an order of the spoiler's choosing. */
+/* Everything held (only once armed), in an order the spoiler picks. */
 static void sx_release_all(struct sx_dir *d)
 {
-	struct fz_end *fe = READ_ONCE(d->fe);
-
 	while (d->nheld)
-		sx_release(d, fe ? fz_rand(&fe->rnd, d->nheld) : 0);
+		sx_release(d, fz_rand(&READ_ONCE(d->fe)->rnd, d->nheld));
 }
 
 /* Held back, sent now, or sent and followed by one held before. */
@@ -242,7 +240,7 @@ static bool sx_pump(struct sx_dir *d)
 	if (sx_is_term(ppid, d->buf, len))
 		WRITE_ONCE(d->nterm_in, d->nterm_in + 1);
 	if (!fe) {
-		sctp_raw_send(d->out, sid, ppid, d->buf, len);
+		sx_out(d, sid, ppid, d->buf, len);
 		return true;
 	}
 	/* the ULPDU from the DDP control octet on; room for a page */
@@ -425,14 +423,17 @@ static void sx_exit(struct kunit *test)
 	struct sx_fx *fx = the_sx;
 	int i;
 
-	for (i = 0; fx && i < 2; i++)
+	if (!fx) {	/* sx_init() could not allocate */
+		qf_exit(test);
+		return;
+	}
+	for (i = 0; i < 2; i++)
 		if (fx->link.qp[i])
 			qf_modify_state(fx->link.qp[i], IB_QPS_ERR);
-	for (i = 0; fx && i < 2; i++)
+	for (i = 0; i < 2; i++)
 		sx_end_free(&fx->end[i]);
-	if (fx)
-		sx_stop_proxy(fx);
-	for (i = 0; fx && i < 2; i++) {
+	sx_stop_proxy(fx);
+	for (i = 0; i < 2; i++) {
 		while (fx->dir[i].nheld)
 			kfree(fx->dir[i].held[--fx->dir[i].nheld].data);
 		if (fx->proxy[i]) {
@@ -440,17 +441,17 @@ static void sx_exit(struct kunit *test)
 			sock_release(fx->proxy[i]);
 		}
 	}
-	if (fx && fx->proxy_listener)
+	if (fx->proxy_listener)
 		sock_release(fx->proxy_listener);
-	if (fx && fx->listener)
+	if (fx->listener)
 		sw_ddp_sctp_listen_close(fx->listener);
-	for (i = 0; fx && i < 2; i++)
+	for (i = 0; i < 2; i++)
 		if (fx->link.qp[i])
 			ib_destroy_qp(fx->link.qp[i]);
-	for (i = 0; fx && i < FZ_MRS; i++)
+	for (i = 0; i < FZ_MRS; i++)
 		if (fx->mr[i])
 			ib_dereg_mr(fx->mr[i]);
-	if (fx && fx->link.pd)
+	if (fx->link.pd)
 		ib_dealloc_pd(fx->link.pd);
 	the_sx = NULL;
 	qf_exit(test);

@@ -249,11 +249,3 @@ struct stream_fx *sp_fx(struct kunit *test)
 {
 	return the_sf;
 }
-
-void sp_fill(u8 *p, u32 len, u8 seed)
-{
-	u32 i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (u8)(i * 31 + seed);
-}

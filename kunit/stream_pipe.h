@@ -76,6 +76,4 @@ struct stream_fx *sp_fx(struct kunit *test);
 
 void sp_deliver_kept(struct pipe_end *e);
 
-void sp_fill(u8 *p, u32 len, u8 seed);
-
 #endif /* SW_DDP_STREAM_PIPE_H */

@@ -42,7 +42,7 @@ static void stream_write(struct kunit *test)
 	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
-	sp_fill(sf->buf[0], SP_BUF_LEN, 1);
+	qf_fill(sf->buf[0], SP_BUF_LEN, 1);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
@@ -57,7 +57,7 @@ static void stream_read(struct kunit *test)
 	struct stream_fx *sf = sp_fx(test);
 	struct ib_wc wc;
 
-	sp_fill(sf->buf[1], SP_BUF_LEN, 7);
+	qf_fill(sf->buf[1], SP_BUF_LEN, 7);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
@@ -79,7 +79,7 @@ static void stream_read_short(struct kunit *test, bool refuse)
 	struct ib_wc wc;
 
 	sf->end[1].refuse_now = refuse;
-	sp_fill(sf->buf[1], 128, 5);
+	qf_fill(sf->buf[1], 128, 5);
 	memset(sf->buf[0], 0, 129);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 128,
 					sf->pd->unsafe_global_rkey), 0);
@@ -152,7 +152,7 @@ static void stream_read_inv(struct kunit *test)
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
 	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
 
-	sp_fill(sf->buf[1], 256, 11);
+	qf_fill(sf->buf[1], 256, 11);
 	memset(sf->buf[0], 0, 256);
 	sge = (struct ib_sge){ .addr = mr->iova, .length = 256,
 			       .lkey = mr->lkey };
@@ -199,7 +199,7 @@ static void stream_send(struct kunit *test)
 	struct ib_wc wc;
 	u32 len = 3 * PAGE_SIZE + 5;
 
-	sp_fill(sf->buf[0], len, 3);
+	qf_fill(sf->buf[0], len, 3);
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
@@ -234,7 +234,7 @@ static void stream_write_bad_stag(struct kunit *test)
 	struct stream_fx *sf = sp_fx(test);
 
 	memset(sf->buf[1], 0, SP_BUF_LEN);
-	sp_fill(sf->buf[0], SP_BUF_LEN, 9);
+	qf_fill(sf->buf[0], SP_BUF_LEN, 9);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 100,
 					sf->pd->unsafe_global_rkey + 0x1000),
 			0);
@@ -273,7 +273,7 @@ static void stream_error_stops_placement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	sf->end[1].closed = false;	/* the LLP has not closed yet */
 
-	sp_fill(sf->buf[0], SP_BUF_LEN, 9);
+	qf_fill(sf->buf[0], SP_BUF_LEN, 9);
 	memset(sf->buf[1], 0, SP_BUF_LEN);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, SP_BUF_LEN,
 					sf->pd->unsafe_global_rkey), 0);
@@ -295,7 +295,7 @@ static void stream_error_mid_segment(struct kunit *test)
 				 DDP_UNTAGGED_HDR_LEN;
 	struct ib_wc wc;
 
-	sp_fill(sf->buf[0], len, 5);
+	qf_fill(sf->buf[0], len, 5);
 	memset(sf->buf[1], 0, SP_BUF_LEN);
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	sf->end[0].cut = 100;
@@ -364,7 +364,7 @@ static void stream_read_ord(struct kunit *test)
 	struct ib_wc wc;
 	int i;
 
-	sp_fill(sf->buf[1], SP_BUF_LEN, 3);
+	qf_fill(sf->buf[1], SP_BUF_LEN, 3);
 	memset(sf->buf[0], 0, SP_BUF_LEN);
 	for (i = 0; i < 9; i++) {
 		sge[i] = (struct ib_sge){
@@ -437,7 +437,7 @@ static void stream_rtr(struct kunit *test)
 
 	/* the responder's Write is held back until the RTR is in */
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
-	sp_fill(sf->buf[1], SP_BUF_LEN, 5);
+	qf_fill(sf->buf[1], SP_BUF_LEN, 5);
 	memset(sf->buf[0], 0, SP_BUF_LEN);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 1, IB_WR_RDMA_WRITE, len,
 					sf->pd->unsafe_global_rkey), 0);
@@ -462,7 +462,7 @@ static void stream_rtr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[0], 1, &wc));
 
 	/* the consumers' own messages follow, MSNs in step */
-	sp_fill(sf->buf[0], len, 11);
+	qf_fill(sf->buf[0], len, 11);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
@@ -595,7 +595,7 @@ static void stream_terminate_ends_rx(struct kunit *test)
 	int n;
 
 	memset(sf->buf[1], 0, SP_BUF_LEN);
-	sp_fill(data, 64, 3);
+	qf_fill(data, 64, 3);
 	n = rdmap_term_build(term, 64, &ti);
 	KUNIT_ASSERT_GT(test, n, 0);
 	rdmap_untagged_init(&th, RDMAP_OP_TERMINATE, true, 0, 1, 0);
@@ -640,7 +640,7 @@ static void stream_ird_zero(struct kunit *test)
 	struct stream_fx *sf = sp_fx(test);
 
 	sf->end[1].stream->ird_neg = 0;	/* as a connection may agree */
-	sp_fill(sf->buf[1], 64, 1);
+	qf_fill(sf->buf[1], 64, 1);
 	memset(sf->buf[0], 0, 64);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
 					sf->pd->unsafe_global_rkey), 0);
