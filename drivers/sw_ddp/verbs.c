@@ -155,6 +155,22 @@ static void sw_ddp_dealloc_ucontext(struct ib_ucontext *base)
 	atomic_dec(&to_sdev(base->device)->num_ucontext);
 }
 
+/*
+ * ops.disassociate_ucontext: the device goes away (rdma link del, its
+ * netdev's removal, rmmod) under a process that still has it open.  By
+ * now ib_core has destroyed every object of @base through its destroy
+ * verb, as at the process's exit, and it frees @base next.  Nothing of
+ * ours is left to revoke: the rings those objects mapped are ordinary
+ * pages, which the process's mappings keep and the kernel no longer
+ * touches (umap.c); there is no doorbell page or other device memory to
+ * take back.  Having the op is what lets ib_core do this, as for mlx5;
+ * without it, unregistering the device waits, with its netdev held,
+ * until every such process has exited.
+ */
+static void sw_ddp_disassociate_ucontext(struct ib_ucontext *base)
+{
+}
+
 static int sw_ddp_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
 	struct sw_ddp_dev *sdev = to_sdev(pd->device);
@@ -182,6 +198,7 @@ const struct ib_device_ops sw_ddp_dev_ops = {
 	.alloc_ucontext = sw_ddp_alloc_ucontext,
 	.dealloc_pd = sw_ddp_dealloc_pd,
 	.dealloc_ucontext = sw_ddp_dealloc_ucontext,
+	.disassociate_ucontext = sw_ddp_disassociate_ucontext,
 	.dereg_mr = sw_ddp_dereg_mr,
 	.get_dma_mr = sw_ddp_get_dma_mr,
 	.get_netdev = sw_ddp_get_netdev,
