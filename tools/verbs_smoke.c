@@ -4,12 +4,16 @@
  * connection, with stock libibverbs and its libsiw provider, and check that
  * bad parameters fail cleanly.  One TAP line per check on stdout.
  *
- * usage: verbs_smoke DEVICE [--leave]
+ * usage: verbs_smoke DEVICE [--leave | --hold]
  *
  * With --leave the program exits holding every resource, so the caller can
- * check that the kernel frees them when the process goes away.
+ * check that the kernel frees them when the process goes away.  With --hold
+ * it keeps them, says "# holding", and waits for the device to be removed
+ * under it (rdma link del, rmmod): that must come as IBV_EVENT_DEVICE_FATAL,
+ * and every resource must still be released without error afterwards.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +28,7 @@
 #define SRQ_DEPTH	32
 #define NUM_RECV	8
 #define BUF_PAGES	4
+#define HOLD_MS		(300 * 1000)	/* --hold: for the device to go */
 
 struct smoke {
 	struct ibv_context *ctx;
@@ -285,12 +290,40 @@ static void teardown(struct smoke *s)
 	free(s->buf);
 }
 
+/*
+ * --hold: ib_core disassociates the context from a device that goes away
+ * while it is open; the async event queue ends with DEVICE_FATAL, verbs
+ * then fail, and releasing what was held still succeeds (libibverbs takes
+ * EIO from a destroy as "already destroyed").
+ */
+static void hold(struct smoke *s)
+{
+	struct pollfd pfd = { .fd = s->ctx->async_fd, .events = POLLIN };
+	struct ibv_device_attr attr;
+	struct ibv_async_event ev;
+	bool fatal = false;
+	int err;
+
+	printf("# holding\n");
+	fflush(stdout);
+	while (!fatal && poll(&pfd, 1, HOLD_MS) == 1 &&
+	       !ibv_get_async_event(s->ctx, &ev)) {
+		printf("# async event: %s\n", ibv_event_type_str(ev.event_type));
+		fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
+		ibv_ack_async_event(&ev);
+	}
+	check(fatal, "IBV_EVENT_DEVICE_FATAL once the device is removed");
+	err = ibv_query_device(s->ctx, &attr);
+	check_refused(err, err, "query_device on the removed device");
+}
+
 int main(int argc, char **argv)
 {
 	struct smoke s = {};
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s DEVICE [--leave]\n", argv[0]);
+		fprintf(stderr, "usage: %s DEVICE [--leave | --hold]\n",
+			argv[0]);
 		return 2;
 	}
 	s.ctx = open_device(argv[1]);
@@ -312,6 +345,8 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[2], "--leave"))
 		return failures ? 1 : 0;
+	if (argc > 2 && !strcmp(argv[2], "--hold"))
+		hold(&s);
 	teardown(&s);
 	return failures ? 1 : 0;
 }

@@ -70,6 +70,24 @@ netdev_removal() {
 	ip -n h2 link del vb && retry 10 dev_gone d2 && retry 10 dev_gone d1
 }
 
+# va deleted while verbs_smoke --hold has d1 open: d1 must go without
+# waiting for the process, which hears of it and lets go, and va must be
+# freed.  (Without disassociation, as with siw, the del blocks, the
+# kernel repeating "waiting for va to become free", and in this VM it
+# stayed blocked after the holder was killed.)
+netdev_removal_held() {
+	local holder del rc=0
+	hold_start || return 1
+	ip -n h1 link del va &
+	del=$!
+	retry 30 dev_gone d1 || { echo "d1 still there"; rc=1; }
+	hold_end || rc=1
+	retry 10 eval '! kill -0 $del 2> /dev/null' ||
+		{ echo "ip link del va still blocked"; return 1; }
+	wait $del || rc=1
+	return $rc
+}
+
 netns_removal() { ip netns del h1 && retry 10 dev_gone d1; }
 
 rmmod_removal() { rmmod sw_ddp && dev_gone d1 && dev_gone d2; }
@@ -94,6 +112,12 @@ devices_tests() {
 	in_h1 rdma link add d1 type sw_ddp netdev va
 	in_h2 rdma link add d2 type sw_ddp netdev vb
 	t "netdev removal removes its device" netdev_removal
+	netns_down
+
+	netns_up
+	in_h1 rdma link add d1 type sw_ddp netdev va
+	t "netdev removal under a process holding the device" \
+		netdev_removal_held
 	netns_down
 
 	netns_up

@@ -54,6 +54,149 @@ connect_soak() {
 
 soak_clean() { retry 10 res_zero d1 && retry 10 res_zero d2; }
 
+# flowing OCTETS: more than 4 MB crossed the veth since wire_bytes said
+# OCTETS.
+flowing() { [ $(($(wire_bytes) - $1)) -gt 4000000 ]; }
+
+# kill_mid_run TOOL FIRST: TOOL between h1's d1 (server) and h2's d2
+# (client), four QPs of 64 KiB messages, far more than it can finish.
+# Once data flows, SIGKILL to FIRST (server or client): the kernel
+# destroys its QPs, CQs and MRs with Writes, Reads or Sends in flight,
+# and its connections close under the other process, which gets the
+# same a few seconds later.  Nothing may be left, and the next run
+# between the two devices must work (and make check fails on any
+# KASAN, lockdep or kmemleak report).
+kill_mid_run() {
+	local tool=$1 first=$2 opts="-R -F -q 4 -s 65536 -n 1000000"
+	local srv cli w0 rc=0
+	ip netns exec h1 "$tool" -d d1 $opts > "$TMPDIR/kill-srv.log" 2>&1 &
+	srv=$!
+	sleep 2
+	w0=$(wire_bytes)
+	ip netns exec h2 "$tool" -d d2 $opts 192.0.2.1 \
+		> "$TMPDIR/kill-cli.log" 2>&1 &
+	cli=$!
+	retry 60 flowing "$w0" || { echo "no data flowed"; rc=1; }
+	echo "$(($(wire_bytes) - w0)) octets crossed; killing the $first"
+	# the other may have ended by itself on its flushed work requests
+	if [ "$first" = server ]; then
+		kill -9 $srv
+		sleep 3
+		kill -9 $cli 2> /dev/null
+	else
+		kill -9 $cli
+		sleep 3
+		kill -9 $srv 2> /dev/null
+	fi
+	wait $srv $cli 2>/dev/null
+	cat "$TMPDIR/kill-srv.log" "$TMPDIR/kill-cli.log"
+	soak_clean || { echo "resources left"; rc=1; }
+	perf_pair "$tool" d1 d2 > "$TMPDIR/kill-next.log" 2>&1 ||
+		{ cat "$TMPDIR/kill-next.log"; echo "next run failed"; rc=1; }
+	return $rc
+}
+
+# load_mid_run: ib_write_bw between d1 and d2 in the background, four
+# QPs of 64 KiB messages, far more than it can finish; returns once data
+# flows, the two PIDs in $srv and $cli.
+load_mid_run() {
+	local opts="-R -F -q 4 -s 65536 -n 1000000" w0
+	ip netns exec h1 ib_write_bw -d d1 $opts > "$TMPDIR/load-srv.log" 2>&1 &
+	srv=$!
+	sleep 2
+	w0=$(wire_bytes)
+	ip netns exec h2 ib_write_bw -d d2 $opts 192.0.2.1 \
+		> "$TMPDIR/load-cli.log" 2>&1 &
+	cli=$!
+	retry 60 flowing "$w0" || { echo "no data flowed"; return 1; }
+}
+
+# load_end: SIGKILL what is left of load_mid_run's two processes.
+load_end() {
+	kill -9 $srv $cli 2> /dev/null
+	wait $srv $cli 2> /dev/null
+	cat "$TMPDIR/load-srv.log" "$TMPDIR/load-cli.log"
+}
+
+# returns_under_load SECONDS CMD...: run CMD with the holder and
+# load_mid_run's perftests on the device; it must return within SECONDS
+# and succeed without their help (ib_core disassociates their contexts,
+# verbs.c), and the holder must then have heard of it and let go.
+returns_under_load() {
+	local secs=$1 pid t0=$SECONDS rc=0
+	shift
+	"$@" &
+	pid=$!
+	if ! retry "$secs" eval '! kill -0 $pid 2> /dev/null'; then
+		echo "$* still waiting after $secs s"
+		kill -9 $holder
+		load_end
+		wait $pid
+		return 1
+	fi
+	echo "$* returned in $((SECONDS - t0)) s"
+	wait $pid || { echo "$* failed"; rc=1; }
+	hold_end || rc=1
+	return $rc
+}
+
+# link_del_mid_run TYPE: rdma link del d1 under a running ib_write_bw,
+# verbs_smoke --hold on d1 too.  It must return with them still there;
+# then d1 is gone, nothing is left on d2 once the perftests are killed,
+# and a new d1 of TYPE carries the next run.
+link_del_mid_run() {
+	local srv cli holder rc=0
+	hold_start || return 1
+	load_mid_run || { kill -9 $holder; load_end; return 1; }
+	returns_under_load 60 in_h1 rdma link del d1 || rc=1
+	dev_gone d1 || rc=1
+	load_end
+	retry 10 res_zero d2 || { echo "resources left on d2"; rc=1; }
+	in_h1 rdma link add d1 type "$1" netdev va || return 1
+	perf_pair ib_write_bw d1 d2 > "$TMPDIR/del-next.log" 2>&1 ||
+		{ cat "$TMPDIR/del-next.log"; echo "next run failed"; rc=1; }
+	return $rc
+}
+
+# rmmod_mid_run TYPE: rmmod sw_ddp under a running ib_write_bw, with
+# verbs_smoke --hold on d1 too: it must return, and both devices be
+# gone.  Then the module comes back, with d1 and d2 of TYPE, and carries
+# the next run.
+rmmod_mid_run() {
+	local srv cli holder rc=0
+	hold_start || return 1
+	load_mid_run || { kill -9 $holder; load_end; return 1; }
+	returns_under_load 60 rmmod sw_ddp || rc=1
+	dev_gone d1 && dev_gone d2 || rc=1
+	load_end
+	kmod_loaded sw_ddp || insmod "$SW_DDP_KO" || return 1
+	in_h1 rdma link add d1 type "$1" netdev va &&
+		in_h2 rdma link add d2 type "$1" netdev vb || return 1
+	perf_pair ib_write_bw d1 d2 > "$TMPDIR/rmmod-next.log" 2>&1 ||
+		{ cat "$TMPDIR/rmmod-next.log"; echo "next run failed"; rc=1; }
+	return $rc
+}
+
+# kill_tests TYPE: kill_mid_run, link_del_mid_run and rmmod_mid_run,
+# between d1 and d2 of TYPE.  Writes with either side killed first; Reads and Sends with
+# the server killed first, so that what arrives is aimed at a process
+# that is gone: its Read Responses, sent by reference, still in the
+# socket, its receive buffers flushed as Sends come in.
+kill_tests() {
+	local run tool first
+	for run in ib_write_bw:client ib_write_bw:server ib_read_bw:server \
+		   ib_send_bw:server; do
+		tool=${run%:*}
+		first=${run#*:}
+		t "$tool killed mid-run, $first first: nothing left, next run works" \
+			kill_mid_run "$tool" "$first"
+	done
+	t "rdma link del under ib_write_bw returns, device gone, next run works" \
+		link_del_mid_run "$1"
+	t "rmmod under ib_write_bw returns, devices gone, reload works" \
+		rmmod_mid_run "$1"
+}
+
 # p2p 0|1: RFC 6581 peer-to-peer mode (an RTR first) for the connections
 # sw_ddp initiates; a sw_ddp responder always takes it.
 p2p() { echo "$1" > /sys/module/sw_ddp/parameters/peer_to_peer; }
@@ -88,6 +231,7 @@ tcp_tests() {
 	# supported"), --ipv6 or not.
 	t "connect and disconnect 200 times" connect_soak 200
 	t "  and no QP, CQ, MR, PD or context is left" soak_clean
+	kill_tests sw_ddp
 
 	mal_tests
 

@@ -12,6 +12,27 @@ res_zero() {
 	return 0
 }
 
+# hold_start: tools/verbs_smoke --hold on h1's d1 in the background (its
+# PID in $holder), a process that keeps a context, PD, MR, CQs, SRQ and
+# QPs on the device and will not let go until told the device is gone.
+hold_start() {
+	ip netns exec h1 "$SMOKE" d1 --hold > "$TMPDIR/hold.log" 2>&1 &
+	holder=$!
+	retry 60 grep -q '^# holding' "$TMPDIR/hold.log" ||
+		{ cat "$TMPDIR/hold.log"; return 1; }
+}
+
+# hold_end: the holder heard of its device's removal and exited cleanly.
+hold_end() {
+	local rc=0
+	retry 30 eval '! kill -0 $holder 2> /dev/null' ||
+		{ echo "verbs_smoke --hold still holding"; kill -9 $holder; }
+	wait $holder || rc=1
+	cat "$TMPDIR/hold.log"
+	grep -q '^not ok' "$TMPDIR/hold.log" && rc=1
+	return $rc
+}
+
 # Run verbs_smoke; each of its TAP lines becomes one of ours.
 smoke_tap() {
 	local out rc=0
