@@ -248,7 +248,7 @@ sctp_tests() {
 	t "connect and disconnect 100 times over SCTP" connect_soak 100
 	t "  and no QP, CQ, MR, PD, context or association is left" \
 		sctp_soak_clean
-	kill_tests sw_ddp_sctp
+	kill_tests sw_ddp_sctp ib_write_bw:server ib_read_bw:server
 	t "  and no association is left" retry 10 sctp_assocs_gone
 	t "rping -v over sw_ddp_sctp, captured on vb" sctp_capture
 	t "SCTP peer without DDP adaptation aborted, DDP peer still served" \

@@ -58,64 +58,45 @@ soak_clean() { retry 10 res_zero d1 && retry 10 res_zero d2; }
 # OCTETS.
 flowing() { [ $(($(wire_bytes) - $1)) -gt 4000000 ]; }
 
-# kill_mid_run TOOL FIRST: TOOL between h1's d1 (server) and h2's d2
-# (client), four QPs of 64 KiB messages, far more than it can finish.
-# Once data flows, SIGKILL to FIRST (server or client): the kernel
-# destroys its QPs, CQs and MRs with Writes, Reads or Sends in flight,
-# and its connections close under the other process, which gets the
-# same a few seconds later.  Nothing may be left, and the next run
-# between the two devices must work (and make check fails on any
-# KASAN, lockdep or kmemleak report).
-kill_mid_run() {
-	local tool=$1 first=$2 opts="-R -F -q 4 -s 65536 -n 1000000"
-	local srv cli w0 rc=0
-	ip netns exec h1 "$tool" -d d1 $opts > "$TMPDIR/kill-srv.log" 2>&1 &
+# load_mid_run TOOL: TOOL between h1's d1 (server) and h2's d2 (client)
+# in the background, four QPs of 64 KiB messages, far more than it can
+# finish; returns once data flows, the two PIDs in $srv and $cli.
+load_mid_run() {
+	local tool=$1 opts="-R -F -q 4 -s 65536 -n 1000000" w0
+	ip netns exec h1 "$tool" -d d1 $opts > "$TMPDIR/load-srv.log" 2>&1 &
 	srv=$!
 	sleep 2
 	w0=$(wire_bytes)
 	ip netns exec h2 "$tool" -d d2 $opts 192.0.2.1 \
-		> "$TMPDIR/kill-cli.log" 2>&1 &
-	cli=$!
-	retry 60 flowing "$w0" || { echo "no data flowed"; rc=1; }
-	echo "$(($(wire_bytes) - w0)) octets crossed; killing the $first"
-	# the other may have ended by itself on its flushed work requests
-	if [ "$first" = server ]; then
-		kill -9 $srv
-		sleep 3
-		kill -9 $cli 2> /dev/null
-	else
-		kill -9 $cli
-		sleep 3
-		kill -9 $srv 2> /dev/null
-	fi
-	wait $srv $cli 2>/dev/null
-	cat "$TMPDIR/kill-srv.log" "$TMPDIR/kill-cli.log"
-	soak_clean || { echo "resources left"; rc=1; }
-	perf_pair "$tool" d1 d2 > "$TMPDIR/kill-next.log" 2>&1 ||
-		{ cat "$TMPDIR/kill-next.log"; echo "next run failed"; rc=1; }
-	return $rc
-}
-
-# load_mid_run: ib_write_bw between d1 and d2 in the background, four
-# QPs of 64 KiB messages, far more than it can finish; returns once data
-# flows, the two PIDs in $srv and $cli.
-load_mid_run() {
-	local opts="-R -F -q 4 -s 65536 -n 1000000" w0
-	ip netns exec h1 ib_write_bw -d d1 $opts > "$TMPDIR/load-srv.log" 2>&1 &
-	srv=$!
-	sleep 2
-	w0=$(wire_bytes)
-	ip netns exec h2 ib_write_bw -d d2 $opts 192.0.2.1 \
 		> "$TMPDIR/load-cli.log" 2>&1 &
 	cli=$!
 	retry 60 flowing "$w0" || { echo "no data flowed"; return 1; }
+	echo "$tool: $(($(wire_bytes) - w0)) octets crossed"
 }
 
-# load_end: SIGKILL what is left of load_mid_run's two processes.
+# load_end: SIGKILL what is left of load_mid_run's two processes (one
+# may have ended by itself on its flushed work requests).
 load_end() {
 	kill -9 $srv $cli 2> /dev/null
 	wait $srv $cli 2> /dev/null
 	cat "$TMPDIR/load-srv.log" "$TMPDIR/load-cli.log"
+}
+
+# kill_mid_run TOOL FIRST: load_mid_run TOOL, then SIGKILL to FIRST
+# (server or client): the kernel destroys its QPs, CQs and MRs with
+# Writes, Reads or Sends in flight, and its connections close under the
+# other process, which gets the same a few seconds later.  Nothing may
+# be left (and make check fails on any KASAN, lockdep or kmemleak
+# report); link_del_mid_run's next run shows the devices still work.
+kill_mid_run() {
+	local srv cli rc=0
+	load_mid_run "$1" || rc=1
+	echo "killing the $2"
+	if [ "$2" = server ]; then kill -9 $srv; else kill -9 $cli; fi
+	sleep 3
+	load_end
+	soak_clean || { echo "resources left"; rc=1; }
+	return $rc
 }
 
 # returns_under_load SECONDS CMD...: run CMD with the holder and
@@ -147,7 +128,7 @@ returns_under_load() {
 link_del_mid_run() {
 	local srv cli holder rc=0
 	hold_start || return 1
-	load_mid_run || { kill -9 $holder; load_end; return 1; }
+	load_mid_run ib_write_bw || { kill -9 $holder; load_end; return 1; }
 	returns_under_load 60 in_h1 rdma link del d1 || rc=1
 	dev_gone d1 || rc=1
 	load_end
@@ -165,7 +146,7 @@ link_del_mid_run() {
 rmmod_mid_run() {
 	local srv cli holder rc=0
 	hold_start || return 1
-	load_mid_run || { kill -9 $holder; load_end; return 1; }
+	load_mid_run ib_write_bw || { kill -9 $holder; load_end; return 1; }
 	returns_under_load 60 rmmod sw_ddp || rc=1
 	dev_gone d1 && dev_gone d2 || rc=1
 	load_end
@@ -177,24 +158,19 @@ rmmod_mid_run() {
 	return $rc
 }
 
-# kill_tests TYPE: kill_mid_run, link_del_mid_run and rmmod_mid_run,
-# between d1 and d2 of TYPE.  Writes with either side killed first; Reads and Sends with
-# the server killed first, so that what arrives is aimed at a process
-# that is gone: its Read Responses, sent by reference, still in the
-# socket, its receive buffers flushed as Sends come in.
+# kill_tests TYPE TOOL:FIRST...: kill_mid_run for each TOOL and FIRST,
+# then link_del_mid_run and rmmod_mid_run, between d1 and d2 of TYPE.
 kill_tests() {
-	local run tool first
-	for run in ib_write_bw:client ib_write_bw:server ib_read_bw:server \
-		   ib_send_bw:server; do
-		tool=${run%:*}
-		first=${run#*:}
-		t "$tool killed mid-run, $first first: nothing left, next run works" \
-			kill_mid_run "$tool" "$first"
+	local type=$1 run
+	shift
+	for run in "$@"; do
+		t "${run%:*} killed mid-run, ${run#*:} first: nothing left" \
+			kill_mid_run "${run%:*}" "${run#*:}"
 	done
 	t "rdma link del under ib_write_bw returns, device gone, next run works" \
-		link_del_mid_run "$1"
+		link_del_mid_run "$type"
 	t "rmmod under ib_write_bw returns, devices gone, reload works" \
-		rmmod_mid_run "$1"
+		rmmod_mid_run "$type"
 }
 
 # p2p 0|1: RFC 6581 peer-to-peer mode (an RTR first) for the connections
@@ -231,7 +207,12 @@ tcp_tests() {
 	# supported"), --ipv6 or not.
 	t "connect and disconnect 200 times" connect_soak 200
 	t "  and no QP, CQ, MR, PD or context is left" soak_clean
-	kill_tests sw_ddp
+	# Writes with either side killed first; Reads and Sends with the
+	# server first, so that what arrives is aimed at a process that is
+	# gone: its Read Responses, sent by reference, still in the socket,
+	# its receive buffers flushed as Sends come in.
+	kill_tests sw_ddp ib_write_bw:client ib_write_bw:server \
+		ib_read_bw:server ib_send_bw:server
 
 	mal_tests
 
