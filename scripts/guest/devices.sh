@@ -82,7 +82,7 @@ netdev_removal_held() {
 	del=$!
 	retry 30 dev_gone d1 || { echo "d1 still there"; rc=1; }
 	hold_end || rc=1
-	retry 10 eval '! kill -0 $del 2> /dev/null' ||
+	retry 10 ended $del ||
 		{ echo "ip link del va still blocked"; return 1; }
 	wait $del || rc=1
 	return $rc

@@ -77,6 +77,9 @@ t() {
 # fails CMD...: succeed only if CMD fails.
 fails() { ! "$@"; }
 
+# ended PID: that process has exited (for retry, which polls it).
+ended() { ! kill -0 "$1" 2> /dev/null; }
+
 # retry SECONDS CMD...: poll CMD until it succeeds or time runs out.
 retry() {
 	local deadline=$((SECONDS + $1))

@@ -126,7 +126,7 @@ nvme_remove_under_io() {
 		sleep 2
 		rdma link del nvd > "$TMPDIR/nvme-del.log" 2>&1 &
 		del=$!
-		if retry 120 eval '! kill -0 $del 2> /dev/null'; then
+		if retry 120 ended $del; then
 			wait $del ||
 				{ cat "$TMPDIR/nvme-del.log"; rc=1; }
 		else

@@ -108,7 +108,7 @@ returns_under_load() {
 	shift
 	"$@" &
 	pid=$!
-	if ! retry "$secs" eval '! kill -0 $pid 2> /dev/null'; then
+	if ! retry "$secs" ended $pid; then
 		echo "$* still waiting after $secs s"
 		kill -9 $holder
 		load_end

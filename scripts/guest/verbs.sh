@@ -25,7 +25,7 @@ hold_start() {
 # hold_end: the holder heard of its device's removal and exited cleanly.
 hold_end() {
 	local rc=0
-	retry 30 eval '! kill -0 $holder 2> /dev/null' ||
+	retry 30 ended $holder ||
 		{ echo "verbs_smoke --hold still holding"; kill -9 $holder; }
 	wait $holder || rc=1
 	cat "$TMPDIR/hold.log"
