@@ -83,8 +83,19 @@ static int sw_ddp_query_port(struct ib_device *ibdev, u32 port,
 	memset(attr, 0, sizeof(*attr));
 	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
 			       &attr->active_width);
-	if (err)
+	if (err == -ENODEV) {
+		/*
+		 * The netdev is unregistering.  Its closing sent PORT_ERR,
+		 * and ib_core's cache asks after it, from a work item, only
+		 * now: a port that is down is the answer, not an error that
+		 * ib_core would log on every routine removal.
+		 */
+		up = false;
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	} else if (err) {
 		return err;
+	}
 
 	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
 	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :

@@ -222,6 +222,9 @@ integrity_pair() {
 # A kernel-log marker, so a test can look only at what it caused.
 klog_mark() { echo "sw_ddp-test: $*" > /dev/kmsg; }
 
+# klog_since MARK: what the kernel logged after klog_mark MARK.
+klog_since() { dmesg | sed -n "/sw_ddp-test: $1\$/,\$p" | tail -n +2; }
+
 kmemleak_clear() {
 	[ -w /sys/kernel/debug/kmemleak ] || return 0
 	echo scan > /sys/kernel/debug/kmemleak
