@@ -105,6 +105,101 @@ netns_removal() {
 
 rmmod_removal() { rmmod sw_ddp && dev_gone d1 && dev_gone d2; }
 
+# Exclusive network namespace mode (`rdma system set netns exclusive`, as
+# for containers): a device is visible in one namespace only, the initial
+# one when it is created, and `rdma dev set DEV netns NS` moves it, run in
+# the namespace it is in.  ib_core allows the move only to drivers that
+# can disassociate user contexts: it takes the device from every client,
+# uverbs' processes included, and gives it back in the new namespace.
+# Switching modes needs every other namespace gone, and a deleted one
+# lingers until its cleanup has run.
+netns_mode() {
+	local shown
+	retry 60 rdma system set netns "$1" && shown=$(rdma system show) &&
+		echo "$shown" && echo "$shown" | grep -q "netns $1"
+}
+
+# in_ns NETNS CMD...: run CMD in NETNS, "-" being the initial namespace.
+in_ns() {
+	local ns=$1
+	shift
+	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+# dev_only_in NETNS DEV: DEV is seen in NETNS and in no other of ours.
+dev_only_in() {
+	local ns
+	in_ns "$1" rdma dev show "$2" || { echo "$2 not in $1"; return 1; }
+	for ns in - h1 h2; do
+		[ "$ns" = "$1" ] && continue
+		in_ns "$ns" rdma dev show "$2" 2>/dev/null &&
+			{ echo "$2 also seen in $ns"; return 1; }
+	done
+	return 0
+}
+
+move_in() {
+	rdma dev set d1 netns h1 && rdma dev set d2 netns h2 &&
+		dev_only_in h1 d1 && dev_only_in h2 d2
+}
+
+# A move with a process holding the device: the process hears of it
+# (DEVICE_FATAL) and lets go, and the move does not wait for it.
+move_held() {
+	local rc=0
+	hold_start || return 1
+	in_h1 rdma dev set d1 netns h2 || rc=1
+	hold_end || rc=1
+	dev_only_in h2 d1 || rc=1
+	in_h2 rdma dev set d1 netns h1 && dev_only_in h1 d1 || rc=1
+	return $rc
+}
+
+# A namespace that dies with a device in it gives the device back to the
+# initial namespace (its netdev, in h1, lives on).
+move_back_on_exit() {
+	ip netns add h3 || return 1
+	in_h1 rdma dev set d1 netns h3 && in_ns h3 rdma dev show d1 &&
+		ip netns del h3 && retry 60 dev_only_in - d1 &&
+		rdma dev set d1 netns h1 && dev_only_in h1 d1
+}
+
+# Deleting h1 deletes the veth, and so both devices, each in its own
+# namespace; in shared mode again, no namespace hides a device.
+exclusive_end() {
+	retry 30 fails in_h2 rdma dev show d2 ||
+		{ echo "d2 still in h2"; return 1; }
+	netns_down
+	netns_mode shared && retry 10 dev_gone d1 && retry 10 dev_gone d2
+}
+
+# exclusive_round TYPE [full]: two devices of TYPE moved into their hosts'
+# namespaces and used there; "full" moves one under a process, and into
+# a namespace that is then deleted.
+exclusive_round() {
+	t "exclusive netns mode, $1 devices" netns_mode exclusive
+	netns_up
+	in_h1 rdma link add d1 type "$1" netdev va
+	in_h2 rdma link add d2 type "$1" netdev vb
+	t "  a new device is in the initial namespace only" dev_only_in - d1
+	t "  rdma dev set moves devices into their hosts' namespaces" move_in
+	if [ "$2" = full ]; then
+		t "  a move under a process holding the device" move_held
+		t "  a namespace's deletion gives its device back" \
+			move_back_on_exit
+	fi
+	t "  rping -v between the moved devices" rping_pair 192.0.2.1
+	ip netns del h1
+	t "  netns deletion removes them; shared mode again" exclusive_end
+	netns_down
+	netns_mode shared > /dev/null 2>&1
+}
+
+exclusive_tests() {
+	exclusive_round sw_ddp full
+	exclusive_round sw_ddp_sctp
+}
+
 devices_tests() {
 	t "module loads" insmod "$SW_DDP_KO"
 	netns_up
@@ -137,6 +232,7 @@ devices_tests() {
 	in_h1 rdma link add d1 type sw_ddp netdev va
 	t "netns deletion removes its devices" netns_removal
 	netns_down
+	exclusive_tests
 
 	netns_up
 	in_h1 rdma link add d1 type sw_ddp netdev va
