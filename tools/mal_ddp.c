@@ -38,7 +38,7 @@ u32 mal_good_write(const struct victim_info *v, u8 *seg)
 }
 
 /* RFC 5041 §7.1: an STag naming nothing, and one with the wrong key */
-static u32 b_bad_stag(const struct victim_info *v, u8 *seg)
+u32 mal_bad_stag(const struct victim_info *v, u8 *seg)
 {
 	return mal_write_to(seg, rw_stag(v) + 0x1000, rw_addr(v), 64);
 }
@@ -136,7 +136,7 @@ static u32 b_bad_ddp_version(const struct victim_info *v, u8 *seg)
 }
 
 const struct mal_seg_case mal_seg_cases[] = {
-	{ "bad-stag", b_bad_stag, DDP_ERR_T_INVALID_STAG },
+	{ "bad-stag", mal_bad_stag, DDP_ERR_T_INVALID_STAG },
 	{ "wrong-key", b_wrong_key, DDP_ERR_T_INVALID_STAG },
 	{ "other-pd", b_other_pd, DDP_ERR_T_STAG_NOT_ASSOC },
 	{ "out-of-bounds", b_out_of_bounds, DDP_ERR_T_BASE_BOUNDS },

@@ -35,5 +35,7 @@ u32 mal_write_to(u8 *seg, u32 stag, u64 to, u32 len);
 u32 mal_send_msg(u8 *seg, u32 msn, u32 mo, u32 len);
 /* A 64-octet RDMA Write into the victim's read/write region: valid. */
 u32 mal_good_write(const struct victim_info *v, u8 *seg);
+/* The same Write to an STag that names nothing: DDP_ERR_T_INVALID_STAG. */
+u32 mal_bad_stag(const struct victim_info *v, u8 *seg);
 
 #endif /* SW_DDP_TOOLS_MAL_DDP_H */

@@ -40,8 +40,13 @@ struct mal_case {
 	u32 (*build)(const struct victim_info *v, u8 *ulpdu);
 	/* Spoil the framed FPDU, if the case is about MPA itself. */
 	void (*mangle)(u8 *fpdu, u32 len);
+	/* Send the FPDU's first URGENT_LEN octets as TCP urgent data. */
+	bool urgent;
 	struct sw_ddp_term_err expect;
 };
+
+/* The urgent mark lands on the last of them: a DDP header octet. */
+#define URGENT_LEN	(MPA_ULPDU_LEN_SIZE + 1)
 
 /* CRC32c (Castagnoli), bitwise: slow and obviously right, for a tool. */
 static u32 crc32c(u32 crc, const u8 *p, size_t len)
@@ -138,10 +143,32 @@ static void m_flip_bit(u8 *fpdu, u32 len)
 	fpdu[MPA_ULPDU_LEN_SIZE + DDP_TAGGED_HDR_LEN + 3] ^= 0x08;
 }
 
-/* The MPA cases; the DDP/RDMAP ones (mal_ddp.c) come first. */
+/*
+ * The MPA cases; the DDP/RDMAP ones (mal_ddp.c) come first.
+ *
+ * urgent-mark: TCP's urgent mark (MSG_OOB) inside an FPDU, whose Terminate
+ * proves the octet under the mark was read in line and the stream went on
+ * past the mark.  (Left to tcp_read_sock(), the stream stopped there for
+ * good: no Terminate; an octet taken out of line would leave the FPDU
+ * short, and no Terminate either.)
+ */
 static const struct mal_case mpa_cases[] = {
-	{ "bad-crc", true, mal_good_write, m_flip_bit, MPA_ERR_CRC },
+	{ .name = "bad-crc", .want_crc = true, .build = mal_good_write,
+	  .mangle = m_flip_bit, .expect = MPA_ERR_CRC },
+	{ .name = "urgent-mark", .build = mal_bad_stag, .urgent = true,
+	  .expect = DDP_ERR_T_INVALID_STAG },
 };
+
+/* The FPDU, all of it, or its first octets as urgent data, then the rest. */
+static int send_fpdu(const struct mal_case *c, int fd, const u8 *fpdu,
+		     u32 len)
+{
+	if (!c->urgent)
+		return write_full(fd, fpdu, len);
+	if (send(fd, fpdu, URGENT_LEN, MSG_OOB) != URGENT_LEN)
+		return -EIO;
+	return write_full(fd, fpdu + URGENT_LEN, len - URGENT_LEN);
+}
 
 /* Read FPDUs until a Terminate; return its error. */
 static int read_terminate(struct peer *p, struct sw_ddp_term_err *err)
@@ -201,7 +228,7 @@ static int run(const struct mal_case *c, const char *addr, const char *port)
 	len = fpdu_frame(&p, fpdu, ulpdu, c->build(&p.v, ulpdu));
 	if (c->mangle)
 		c->mangle(fpdu, len);
-	rc = write_full(p.fd, fpdu, len);
+	rc = send_fpdu(c, p.fd, fpdu, len);
 	if (!rc)
 		rc = read_terminate(&p, &got);
 	close(p.fd);
@@ -227,8 +254,8 @@ static bool case_at(unsigned int i, struct mal_case *c)
 	if (i < mal_seg_ncases) {
 		const struct mal_seg_case *s = &mal_seg_cases[i];
 
-		*c = (struct mal_case){ s->name, false, s->build, NULL,
-					s->expect };
+		*c = (struct mal_case){ .name = s->name, .build = s->build,
+					.expect = s->expect };
 		return true;
 	}
 	i -= mal_seg_ncases;

@@ -213,6 +213,12 @@ static int tcp_sock_create(struct net *net, int family, struct socket **sockp)
 	if (err)
 		return err;
 	sock_set_reuseaddr((*sockp)->sk);
+	/*
+	 * TCP's urgent mark (RFC 6093) means nothing to MPA; the octet it
+	 * marks is the stream's like any other, so it stays in line rather
+	 * than being taken out of it.  Accepted sockets inherit the flag.
+	 */
+	sock_set_flag((*sockp)->sk, SOCK_URGINLINE);
 	return 0;
 }
 

@@ -156,13 +156,34 @@ static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
+/*
+ * A peer's urgent mark, in line (llp_tcp.c), is just a place in the
+ * stream to MPA, but tcp_read_sock() stops there and leaves the mark for
+ * recvmsg() to clear once it has read past: the stream would stall for
+ * good, no Terminate, no error.  Reached, the mark is cleared as recvmsg()
+ * clears it, and reading goes on.
+ */
+static bool tcp_data_urg_clear(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (likely(!READ_ONCE(tp->urg_data)) ||
+	    tp->urg_seq != READ_ONCE(tp->copied_seq))
+		return false;
+	WRITE_ONCE(tp->urg_data, 0);
+	tcp_fast_path_check(sk);
+	return true;
+}
+
 /* Read all the socket holds; the socket locked, by its owner or softirq. */
 static void tcp_data_read(struct sw_ddp_tcp_data *d, struct sock *sk)
 {
 	read_descriptor_t desc = { .arg.data = d, .count = 1 };
 
 	spin_lock_bh(&d->rx_lock);
-	tcp_read_sock(sk, &desc, tcp_data_recv);
+	do {
+		tcp_read_sock(sk, &desc, tcp_data_recv);
+	} while (unlikely(tcp_data_urg_clear(sk)));
 	spin_unlock_bh(&d->rx_lock);
 }
 
