@@ -995,6 +995,34 @@ static void sess_test_sid_free_busy(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, held, "stream id %u still in use", sid);
 }
 
+/*
+ * §6.1: an answer on the stream of an Initiate that still waits for room
+ * in the send buffer (the peer reads nothing) answers nothing the peer
+ * has seen.  The connect fails; the session does not go to RDMA mode
+ * with its Initiate to follow in the middle of its segments.
+ */
+static void sess_test_answer_unsent(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u16 sid = raw_passive(test, SESS_TIMEOUT), sid1;
+	struct sw_ddp_sctp_session *s;
+
+	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_ACCEPT, 0);
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_ASSERT_EQ(test, 0, t->act[0].status);
+	sess_fill_sndbuf(test, t->conn[0]->assoc, sid, 0);
+	sess_connect_to(test, 1, t->laddr.sin_port, "hi", 5 * SESS_WAIT);
+	s = t->conn[1];
+	sw_ddp_sctp_lock(s);
+	KUNIT_EXPECT_TRUE(test, s->has_sid);
+	KUNIT_EXPECT_EQ(test, SCTP_DDP_FUNC_INITIATE, s->ctrl);
+	sid1 = s->sid;
+	sw_ddp_sctp_unlock(s);
+	raw_ctrl(test, t->raw, sid1, 0, SCTP_DDP_FUNC_ACCEPT, 0);
+	sess_wait(test, &t->act[1].conn_done);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[1].status);
+}
+
 static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_accept),
 	KUNIT_CASE(sess_test_passive_close),
@@ -1019,6 +1047,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(sess_test_accept_unsent, sess_unsent_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(sess_test_sid_free_busy),
+	KUNIT_CASE(sess_test_answer_unsent),
 	{}
 };
 

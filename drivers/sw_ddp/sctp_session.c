@@ -386,13 +386,18 @@ static int sess_initiate_rx(struct sw_ddp_sctp_session *s, const u8 *pdata,
 	return 0;
 }
 
-/* Active: the answer to our Initiate (§6.2-§6.4). */
+/*
+ * Active: the answer to our Initiate (§6.2-§6.4).  One that comes while
+ * the Initiate still waits for room in the send buffer answers nothing
+ * the peer has seen: it fits no legal sequence (§6.1), and the session
+ * fails before its Initiate goes.
+ */
 static int sess_answer_rx(struct sw_ddp_sctp_session *s, u16 func,
 			  const u8 *pdata, u32 len)
 {
-	s->answered = true;
-	if (func == SCTP_DDP_FUNC_INITIATE)
+	if (func == SCTP_DDP_FUNC_INITIATE || s->ctrl == SCTP_DDP_FUNC_INITIATE)
 		return -EPROTO;
+	s->answered = true;
 	sess_save_pdata(s, pdata, len);
 	if (func != SCTP_DDP_FUNC_ACCEPT) {
 		/* the Initiate was our only chunk, theirs is final */
