@@ -2,17 +2,22 @@
 /*
  * KUnit: the MPA exchange against the kernel's siw, on the wire.
  *
- * Needs a peer that only a guest script can set up, so every case skips
- * unless an RDMA device "siw0" exists: siw on a veth with 192.0.2.1, with
- * `rping -s -P -a 192.0.2.1 -p 7174` (a siw responder) and `rping -c -a
- * 192.0.2.1 -p 7175` retried in a loop (a siw initiator).  The llp_tcp endpoints here
- * stand in for sw_ddp's side; no data path runs, so after the exchange
- * each side just closes.
+ * A module of its own (sw_ddp_kunit_siw), loaded only by the guest script
+ * that sets up its peer (siw_kunit in scripts/guest/tcp.sh): an RDMA
+ * device "siw0" on a netdev with 192.0.2.1, `rping -s -P -a 192.0.2.1 -p
+ * 7174` (a siw responder) and `rping -c -a 192.0.2.1 -p 7175` retried in a
+ * loop (a siw initiator), all in siw0's network namespace, where these
+ * tests connect and listen too.  Without siw0 every case fails: a suite
+ * that skipped would pass unseen.  The llp_tcp endpoints here stand in for
+ * sw_ddp's side; no data path runs, so after the exchange each side just
+ * closes.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 
@@ -28,6 +33,7 @@
 struct siw_peer {
 	struct completion req_done, conn_done;
 	struct sw_ddp_tcp_ep *listener, *conn, *child;
+	struct net *net;	/* siw0's netdev's */
 	int status;
 };
 
@@ -90,12 +96,18 @@ static void siw_close(struct sw_ddp_tcp_ep *ep)
 static int siw_test_init(struct kunit *test)
 {
 	struct ib_device *siw = ib_device_get_by_name("siw0", RDMA_DRIVER_SIW);
+	struct net_device *ndev;
 	struct siw_peer *p;
 
-	if (!siw)
-		kunit_skip(test, "no siw0: run from a guest script with siw");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, siw,
+				  "no siw0: load from scripts/guest/tcp.sh");
+	ndev = ib_device_get_netdev(siw, 1);
 	ib_device_put(siw);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ndev, "siw0 has no netdev");
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	if (p)
+		p->net = get_net(dev_net(ndev));
+	dev_put(ndev);
 	if (!p)
 		return -ENOMEM;
 	init_completion(&p->req_done);
@@ -113,6 +125,7 @@ static void siw_test_exit(struct kunit *test)
 	siw_close(p->child);
 	siw_close(p->conn);
 	siw_close(p->listener);
+	put_net(p->net);
 }
 
 /* Connect to siw's rping server with @offer; return the outcome. */
@@ -124,7 +137,7 @@ static int siw_connect(struct kunit *test, const struct sw_ddp_mpa_cfg *offer)
 
 	siw_addr(&local, 0);
 	siw_addr(&remote, SIW_SERVER_PORT);
-	err = sw_ddp_tcp_connect(&init_net, &local, &remote, false, offer,
+	err = sw_ddp_tcp_connect(p->net, &local, &remote, false, offer,
 				 SIW_WAIT, &siw_ops, p, &p->conn);
 	KUNIT_ASSERT_EQ(test, 0, err);
 	KUNIT_ASSERT_NE(test, 0UL,
@@ -210,7 +223,7 @@ static void siw_initiator(struct kunit *test)
 	int err;
 
 	siw_addr(&addr, SIW_CLIENT_PORT);
-	err = sw_ddp_tcp_listen(&init_net, &addr, 4, 0, false, SIW_WAIT,
+	err = sw_ddp_tcp_listen(p->net, &addr, 4, 0, false, SIW_WAIT,
 				&siw_ops, p, &p->listener);
 	KUNIT_ASSERT_EQ(test, 0, err);
 	KUNIT_ASSERT_NE_MSG(test, 0UL,
@@ -253,3 +266,7 @@ static struct kunit_suite siw_test_suite = {
 };
 
 kunit_test_suites(&siw_test_suite);
+
+MODULE_DESCRIPTION("KUnit suite for sw_ddp: MPA against the kernel's siw");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

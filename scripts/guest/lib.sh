@@ -6,6 +6,7 @@ top=$SW_DDP_TOP
 kdir=$SW_DDP_KDIR
 SW_DDP_KO=$top/drivers/sw_ddp/sw_ddp.ko
 SW_DDP_KUNIT_KO=$top/kunit/sw_ddp_kunit.ko
+SW_DDP_KUNIT_SIW_KO=$top/kunit/sw_ddp_kunit_siw.ko
 SIW_KO=$kdir/drivers/infiniband/sw/siw/siw.ko
 
 # Modules of the kernel under test, by name as /proc/modules has it.

@@ -238,7 +238,7 @@ tcp_tests() {
 	done
 	in_h1 rdma link del d1
 	in_h2 rdma link del s2
-	in_h1 rdma link add s1 type siw netdev va
+	in_h1 rdma link add siw0 type siw netdev va
 	in_h2 rdma link add d2 type sw_ddp netdev vb
 	t "rping -v: siw server, sw_ddp client" rping_pair 192.0.2.1
 	t "data integrity: siw server, sw_ddp client" integrity_pair 192.0.2.1
@@ -247,12 +247,36 @@ tcp_tests() {
 		rping_pair 192.0.2.1
 	p2p 0
 	for tool in ib_write_bw ib_read_bw ib_send_bw; do
-		t "$tool -R: siw server, sw_ddp client" perf_pair "$tool" s1 d2
+		t "$tool -R: siw server, sw_ddp client" perf_pair "$tool" siw0 d2
 	done
+	t "KUnit module against siw loads and its suite runs" siw_kunit
 	netns_down
 	rmmod siw
 	rmmod sw_ddp
 	cpus_others_online 1
+}
+
+# The sw_ddp_cm_siw suite (kunit/cm_siw_test.c): our MPA exchanges
+# against siw0 on h1, with a siw responder on port 7174 and a siw
+# initiator that keeps trying port 7175, where the suite listens.
+siw_kunit() {
+	local client rc=0
+
+	serve h1 rping -s -P -a 192.0.2.1 -p 7174
+	in_h1 bash -c 'while :; do
+		timeout 10 rping -c -a 192.0.2.1 -p 7175 -C 1; sleep 0.2
+	done' > /dev/null 2>&1 &
+	client=$!
+	insmod "$SW_DDP_KUNIT_SIW_KO" || rc=1
+	kill "$client" "$server"
+	pkill -f 'rping -c -a 192.0.2.1 -p 7175'
+	wait "$client" "$server"
+	[ $rc = 0 ] || return 1
+	mkdir -p "$results/kunit"
+	cp /sys/kernel/debug/kunit/sw_ddp_cm_siw/results \
+		"$results/kunit/sw_ddp_cm_siw.ktap" &&
+		cat "$results/kunit/sw_ddp_cm_siw.ktap" &&
+		rmmod sw_ddp_kunit_siw
 }
 
 MAL_PORT=7471
