@@ -632,6 +632,33 @@ static void sess_test_reinitiate(struct kunit *test)
 	raw_expect(test, t->raw, 1, 0, SCTP_DDP_FUNC_ACCEPT);
 }
 
+/*
+ * The same after the session's DDP-SSN has wrapped to exactly 0 (k x
+ * 65536 chunks in; set here rather than sent): a session we closed, whose
+ * peer sent no final chunk, still gives way to an Initiate at DDP-SSN 0.
+ * That is never the old session's next chunk: an Initiate only starts one
+ * (§6.2).
+ */
+static void sess_test_reinitiate_wrapped(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s, *again;
+
+	s = raw_establish(test);
+	sw_ddp_sctp_lock(s);
+	KUNIT_ASSERT_EQ(test, 1, s->seq.next);
+	s->seq.next = 0;
+	sw_ddp_sctp_unlock(s);
+	s->llp.ops->close(&s->llp, true);
+	sess_wait(test, &t->pas.closed_done);
+	raw_expect(test, t->raw, 3, 1, SCTP_DDP_FUNC_TERMINATE);
+	again = raw_request(test, 3);
+	KUNIT_EXPECT_PTR_NE(test, s, again);
+	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(again, &t->pas, NULL));
+	raw_expect(test, t->raw, 3, 0, SCTP_DDP_FUNC_ACCEPT);
+}
+
 /* §11.1: an association without the DDP indication is aborted. */
 static void sess_test_no_adaptation(struct kunit *test)
 {
@@ -1036,6 +1063,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_ahead_before_accept),
 	KUNIT_CASE(sess_test_bad_initiate),
 	KUNIT_CASE(sess_test_reinitiate),
+	KUNIT_CASE(sess_test_reinitiate_wrapped),
 	KUNIT_CASE(sess_test_no_adaptation),
 	KUNIT_CASE_SLOW(sess_test_idle_passive),
 	KUNIT_CASE(sess_test_assoc_lost),

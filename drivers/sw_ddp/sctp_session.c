@@ -597,7 +597,8 @@ static bool sess_wire_done(struct sw_ddp_sctp_session *s)
  * Passive: a session over on both sides gives way to what comes next on
  * its stream; so does one that never heard the peer's final chunk (the
  * peer sent no Terminate of its own, which §6.2 allows) when a new
- * Initiate comes.
+ * Initiate comes.  An Initiate at DDP-SSN 0 is that even where the old
+ * session's DDP-SSN has wrapped to 0: an Initiate only starts a session.
  */
 static bool sess_stale(struct sw_ddp_sctp_session *s, u32 ppid,
 		       const u8 *msg, u32 len)
@@ -608,8 +609,7 @@ static bool sess_stale(struct sw_ddp_sctp_session *s, u32 ppid,
 		return false;
 	return s->rx_end ||
 	       (ppid == SCTP_DDP_PPID_SESSION_CTRL && len >= sizeof(*h) &&
-		!h->ssn && s->seq.next &&
-		be16_to_cpu(h->func) == SCTP_DDP_FUNC_INITIATE);
+		!h->ssn && be16_to_cpu(h->func) == SCTP_DDP_FUNC_INITIATE);
 }
 
 static void sess_maybe_free(struct sw_ddp_sctp_session *s);
