@@ -505,6 +505,38 @@ static void seq_dead_early(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->q.held_bytes, 0);
 }
 
+/*
+ * forget() gives back the held copies of one PPID; their DDP-SSNs are
+ * passed over in turn, and the others still go up in order.
+ */
+static void seq_forget_kind(struct kunit *test)
+{
+	struct seq_fx *f = test->priv;
+	struct tchunk t;
+	u32 one;
+
+	KUNIT_ASSERT_EQ(test, seq_put(f, 2), 0);
+	one = f->q.held_bytes;	/* each chunk here costs the same */
+	KUNIT_ASSERT_GT(test, one, 0);
+	tchunk_make(&t, 3, SCTP_DDP_PPID_SESSION_CTRL);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sctp_seq_rx(&f->q, 3, &t.c, &rec_ops,
+						 &f->r), 0);
+	KUNIT_ASSERT_EQ(test, seq_put(f, 4), 0);
+	KUNIT_ASSERT_EQ(test, f->q.held_bytes, 3 * one);
+	sw_ddp_sctp_seq_forget(&f->q, SCTP_DDP_PPID_SEGMENT);
+	KUNIT_EXPECT_EQ(test, f->q.held_bytes, one);
+	KUNIT_ASSERT_EQ(test, seq_put(f, 0), 0);
+	KUNIT_ASSERT_EQ(test, seq_put(f, 1), 0);
+	KUNIT_ASSERT_EQ(test, f->r.n, 3);
+	KUNIT_EXPECT_EQ(test, f->r.got[2], 3);
+	KUNIT_EXPECT_EQ(test, f->r.ppid[2], (u32)SCTP_DDP_PPID_SESSION_CTRL);
+	KUNIT_EXPECT_EQ(test, f->q.next, 5);
+	KUNIT_EXPECT_EQ(test, f->q.held_bytes, 0);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&f->q.held));
+	/* passed over, not forgotten as seen: a replay still fails */
+	KUNIT_EXPECT_EQ(test, seq_put(f, 4), -EPROTO);
+}
+
 /* fini frees what is held (kmemleak watches); a failed init is safe. */
 static void seq_fini_frees(struct kunit *test)
 {
@@ -626,6 +658,7 @@ static struct kunit_case sctp_seq_cases[] = {
 	KUNIT_CASE(seq_cap_early_free),
 	KUNIT_CASE(seq_dead_deliver),
 	KUNIT_CASE(seq_dead_early),
+	KUNIT_CASE(seq_forget_kind),
 	KUNIT_CASE(seq_fini_frees),
 	KUNIT_CASE(chunk_copy_skb),
 	KUNIT_CASE(seq_held_skb_copied),

@@ -659,6 +659,84 @@ static void sess_test_reinitiate_wrapped(struct kunit *test)
 	raw_expect(test, t->raw, 3, 0, SCTP_DDP_FUNC_ACCEPT);
 }
 
+/* A DDP Segment Chunk of 20 octets from the raw peer, DDP-SSN @ssn. */
+static void raw_seg(struct kunit *test, u16 sid, u16 ssn)
+{
+	struct sess_test *t = test->priv;
+	u8 buf[20] = { ssn >> 8, ssn & 0xff };
+
+	KUNIT_ASSERT_EQ(test, (int)sizeof(buf),
+			sctp_raw_send(t->raw, sid, SCTP_DDP_PPID_SEGMENT, buf,
+				      sizeof(buf)));
+}
+
+/* What the session holds for its turn, once it stops changing. */
+static u32 sess_held(struct sw_ddp_sctp_session *s, bool want_some)
+{
+	unsigned long end = jiffies + SESS_WAIT;
+	u32 held;
+
+	do {
+		msleep(20);
+		sw_ddp_sctp_lock(s);
+		held = s->seq.held_bytes;
+		sw_ddp_sctp_unlock(s);
+	} while (!held == want_some && time_before(jiffies, end));
+	return held;
+}
+
+static unsigned int hold_hdr_len(void *upper, const u8 *ctrl)
+{
+	return 2;
+}
+
+/* A receiver that places nothing early: segments ahead are held. */
+static const struct sw_ddp_rx_ops sess_hold_rx = {
+	.hdr_len = hold_hdr_len,
+};
+
+/*
+ * Closed on our side, a session takes no more segments: the ones it
+ * held for their turn are given back at once, to it and to the
+ * association's pool, though the peer's final chunk is still to come.
+ * That chunk, in its turn, still frees the stream id.
+ */
+static void sess_test_closed_gives_back(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	unsigned long end;
+	bool has_sid;
+
+	s = raw_establish(test);
+	sw_ddp_sctp_lock(s);
+	KUNIT_ASSERT_EQ(test, 0,
+			s->llp.ops->start(&s->llp, &sess_hold_rx, NULL, 1));
+	sw_ddp_sctp_unlock(s);
+	raw_seg(test, 3, 2);	/* DDP-SSN 1 still to come */
+	raw_seg(test, 3, 3);
+	KUNIT_ASSERT_GT(test, sess_held(s, true), 0);
+	s->llp.ops->close(&s->llp, true);
+	sess_wait(test, &t->pas.closed_done);
+	raw_expect(test, t->raw, 3, 1, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_EQ(test, 0, sess_held(s, false));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->assoc->held));
+	sw_ddp_sctp_lock(s);
+	KUNIT_EXPECT_TRUE(test, s->has_sid);
+	sw_ddp_sctp_unlock(s);
+
+	raw_seg(test, 3, 1);
+	raw_ctrl(test, t->raw, 3, 4, SCTP_DDP_FUNC_TERMINATE, 0);
+	end = jiffies + SESS_WAIT;
+	do {
+		msleep(20);
+		sw_ddp_sctp_lock(s);
+		has_sid = s->has_sid;
+		sw_ddp_sctp_unlock(s);
+	} while (has_sid && time_before(jiffies, end));
+	KUNIT_EXPECT_FALSE(test, has_sid);
+}
+
 /* §11.1: an association without the DDP indication is aborted. */
 static void sess_test_no_adaptation(struct kunit *test)
 {
@@ -1064,6 +1142,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_bad_initiate),
 	KUNIT_CASE(sess_test_reinitiate),
 	KUNIT_CASE(sess_test_reinitiate_wrapped),
+	KUNIT_CASE(sess_test_closed_gives_back),
 	KUNIT_CASE(sess_test_no_adaptation),
 	KUNIT_CASE_SLOW(sess_test_idle_passive),
 	KUNIT_CASE(sess_test_assoc_lost),

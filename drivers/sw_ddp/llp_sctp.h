@@ -136,6 +136,7 @@ int sw_ddp_sctp_seq_init(struct sw_ddp_sctp_seq *q, u32 held_max);
 void sw_ddp_sctp_seq_share(struct sw_ddp_sctp_seq *q, atomic_t *pool,
 			   u32 pool_max);
 void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q);
+void sw_ddp_sctp_seq_forget(struct sw_ddp_sctp_seq *q, u32 ppid);
 #if IS_ENABLED(CONFIG_KUNIT)
 extern atomic_long_t sw_ddp_sctp_held_all;	/* octets, every sequence */
 extern long sw_ddp_sctp_held_all_max;	/* SW_DDP_SCTP_ALL_HELD_MAX */

@@ -128,6 +128,29 @@ void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q)
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_fini);
 
+/**
+ * sw_ddp_sctp_seq_forget() - give back the held copies of one kind
+ * @q: the sequence
+ * @ppid: the PPID of the chunks its session no longer takes
+ *
+ * Their DDP-SSNs stay seen: the sequence passes over them in turn, as
+ * over chunks placed early, and still orders what comes after them.
+ */
+void sw_ddp_sctp_seq_forget(struct sw_ddp_sctp_seq *q, u32 ppid)
+{
+	struct sctp_seq_held *h;
+	unsigned long ssn;
+
+	xa_for_each(&q->held, ssn, h) {
+		if (h->ppid != ppid)
+			continue;
+		xa_erase(&q->held, ssn);
+		seq_account(q, -(int)seq_held_size(h->len));
+		kfree(h);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_forget);
+
 /* Copy @c and keep it for its turn. */
 static int seq_hold(struct sw_ddp_sctp_seq *q, u16 ssn,
 		    const struct sw_ddp_sctp_chunk *c)

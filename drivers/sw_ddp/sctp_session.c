@@ -266,13 +266,25 @@ static void sess_abandon(struct sw_ddp_sctp_session *s, int status)
 	sess_terminate(s);
 }
 
+/*
+ * An accepted session is closed on our side.  Its segments are dropped
+ * from now on (sess_early(), sess_seg_rx()), so those held for their
+ * turn go at once; their DDP-SSNs stay seen, for the sequence still
+ * orders the peer's final chunk, and a stream id is free only after it.
+ */
+static void sess_rdma_closed(struct sw_ddp_sctp_session *s)
+{
+	s->state = SW_DDP_SCTP_CLOSED;
+	sw_ddp_sctp_seq_forget(&s->seq, SCTP_DDP_PPID_SEGMENT);
+}
+
 /* An accepted session is over for its owner. */
 static void sess_finalize(struct sw_ddp_sctp_session *s,
 			  enum sw_ddp_sctp_close why)
 {
 	pr_debug("sw_ddp: SCTP stream %u: session closed (%d)\n", s->sid,
 		 why);
-	s->state = SW_DDP_SCTP_CLOSED;
+	sess_rdma_closed(s);
 	s->fail_pending = false;
 	if (s->owner && s->ops->closed)
 		s->ops->closed(s, why);
@@ -417,7 +429,7 @@ static int sess_answer_rx(struct sw_ddp_sctp_session *s, u16 func,
 	if (sess_connected(s, 0)) {
 		sess_shut_segments(s);
 		sess_terminate(s);
-		s->state = SW_DDP_SCTP_CLOSED;
+		sess_rdma_closed(s);
 	}
 	return 0;
 }
@@ -967,7 +979,7 @@ void sw_ddp_sctp_close(struct sw_ddp_sctp_session *s)
 		break;
 	case SW_DDP_SCTP_RDMA:
 		s->fail_pending = false;
-		s->state = SW_DDP_SCTP_CLOSED;
+		sess_rdma_closed(s);
 		sess_shut_segments(s);
 		sess_terminate(s);
 		break;
