@@ -307,7 +307,8 @@ static void post_send_refuses_bad_wrs(struct kunit *test)
 	sge[1].length = 0x80000000;
 	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
 	sge[1].length = 8;
-	/* RFC 5040: one Data Sink per Read */
+	/* RFC 5040: one Data Sink per Read, and the device says so */
+	KUNIT_EXPECT_EQ(test, qp->device->attrs.max_sge_rd, 1);
 	wr[0] = (struct ib_send_wr){ .opcode = IB_WR_RDMA_READ, .sg_list = sge,
 				     .num_sge = 2 };
 	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);

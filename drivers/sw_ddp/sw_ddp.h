@@ -34,6 +34,7 @@ enum sw_ddp_llp_type {
 #define SW_DDP_MAX_QP		(16 * 1024)
 #define SW_DDP_MAX_QP_WR	(16 * 1024)
 #define SW_DDP_MAX_SGE		SIW_MAX_SGE	/* fixed by the siw ABI */
+#define SW_DDP_MAX_SGE_RD	1	/* one Data Sink per Read (RFC 5040 §4.4) */
 #define SW_DDP_MAX_INLINE	SIW_MAX_INLINE
 #define SW_DDP_MAX_ORD		128	/* RDMA Reads in flight, per QP */
 #define SW_DDP_MAX_IRD		128	/* RDMA Reads served, per QP */

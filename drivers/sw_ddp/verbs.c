@@ -43,7 +43,7 @@ static int sw_ddp_query_device(struct ib_device *ibdev,
 	attr->max_qp_wr = SW_DDP_MAX_QP_WR;
 	attr->max_send_sge = SW_DDP_MAX_SGE;
 	attr->max_recv_sge = SW_DDP_MAX_SGE;
-	attr->max_sge_rd = SW_DDP_MAX_SGE;
+	attr->max_sge_rd = SW_DDP_MAX_SGE_RD;
 	attr->max_qp_rd_atom = SW_DDP_MAX_IRD;
 	attr->max_qp_init_rd_atom = SW_DDP_MAX_ORD;
 	attr->max_res_rd_atom = SW_DDP_MAX_QP * SW_DDP_MAX_IRD;
