@@ -1338,6 +1338,9 @@ static void user_mr_rereg(struct kunit *test)
 
 	moved = rereg(test, acc, IB_MR_REREG_TRANS, uaddr + PAGE_SIZE, 128,
 		      0x5000, 0, ctx->pd);
+	/* ib_core's rereg sets neither: rdma res show reads them */
+	KUNIT_EXPECT_EQ(test, moved->iova, 0x5000);
+	KUNIT_EXPECT_EQ(test, moved->length, 128);
 	KUNIT_ASSERT_EQ(test, place(test, moved->rkey, ctx->pd, 0x5000 + 8, src,
 				    64), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(back, (void __user *)uaddr +
@@ -1345,6 +1348,8 @@ static void user_mr_rereg(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, back, src, 64);
 
 	other = rereg(test, moved, IB_MR_REREG_PD, 0, 0, 0, 0, ctx->pd2);
+	KUNIT_EXPECT_EQ(test, other->iova, 0x5000);
+	KUNIT_EXPECT_EQ(test, other->length, 128);
 	KUNIT_EXPECT_EQ(test, check(test, other->rkey, ctx->pd2, 0, 0x5000,
 				    128),
 			SW_DDP_MEM_OK);

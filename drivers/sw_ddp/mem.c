@@ -838,6 +838,9 @@ static struct sw_ddp_mr *sw_ddp_user_mr_create(struct ib_pd *pd, u64 start,
 	mr->access = access & SW_DDP_MR_RIGHTS;
 	mr->iova = iova;
 	mr->length = length;
+	/* ib_core sets these after reg_user_mr, but not after a rereg */
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
 
 	err = sw_ddp_user_pin(mr, start, length, access);
 	if (err)
