@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/kthread.h>
 #include <linux/net.h>
 #include <linux/pid.h>
 #include <linux/wait.h>
@@ -374,6 +375,64 @@ static void cm_iw_connect_not_owner(struct kunit *test)
 	qp->owner = NULL;	/* a kernel QP again; the e2e tests use their own */
 }
 
+struct iw_destroy {
+	struct kunit *test;
+	struct ib_qp *qp;
+	struct completion done;
+};
+
+static int iw_destroy_fn(void *arg)
+{
+	struct iw_destroy *d = arg;
+
+	qf_destroy_qp(d->test, d->qp);
+	complete(&d->done);
+	return 0;
+}
+
+/*
+ * The iw_cm takes its QP reference (iw_add_ref) after iw_get_qp() has
+ * returned, under its spinlock with interrupts off, as here.  A destroy
+ * on another CPU in between must wait for that reference, not free the
+ * QP under it.
+ */
+static void cm_iw_get_qp_then_destroy(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 4);
+	struct iw_destroy d = { .test = test, .qp = qf_qp(test, cq, 4, 4) };
+	const struct ib_device_ops *ops = &d.qp->device->ops;
+	struct task_struct *task;
+	struct ib_qp *got;
+	unsigned long flags;
+	bool early;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "the destroy needs a CPU of its own");
+	init_completion(&d.done);
+	task = kthread_create(iw_destroy_fn, &d, "sw_ddp_destroy");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+
+	local_irq_save(flags);
+	got = ops->iw_get_qp(d.qp->device, d.qp->qp_num);
+	if (got) {
+		wake_up_process(task);
+		mdelay(500);
+		early = completion_done(&d.done);
+		ops->iw_add_ref(got);
+	}
+	local_irq_restore(flags);
+	if (!got) {
+		wake_up_process(task);
+		wait_for_completion(&d.done);
+		KUNIT_FAIL(test, "iw_get_qp found no QP");
+		return;
+	}
+	ops->iw_rem_ref(got);
+	wait_for_completion(&d.done);
+	KUNIT_EXPECT_FALSE_MSG(test, early,
+			       "destroyed before iw_add_ref could take hold");
+}
+
 /* Read exactly @len octets from the raw peer. */
 static void iw_raw_read(struct kunit *test, struct iw_test *t, void *buf,
 			size_t len)
@@ -643,6 +702,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_peer_reset),
 	KUNIT_CASE(cm_iw_connect_no_qp),
 	KUNIT_CASE(cm_iw_connect_not_owner),
+	KUNIT_CASE(cm_iw_get_qp_then_destroy),
 	KUNIT_CASE(cm_iw_second_answer),
 	KUNIT_CASE(cm_iw_reply_first),
 	KUNIT_CASE(cm_iw_request_pdata_too_long),

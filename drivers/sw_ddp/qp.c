@@ -540,6 +540,15 @@ int sw_ddp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sw_ddp_qp *qp = to_qp(ibqp);
 
 	xa_erase_irq(&sdev->qp_xa, ibqp->qp_num);
+	/*
+	 * The iw_cm takes its reference after iw_get_qp() has returned, in
+	 * the same section under its spinlock, interrupts off: an RCU
+	 * read-side section.  A grace period lets every caller that found
+	 * the QP before it left the table hold its reference before ours
+	 * goes; the wait below then waits for it too.
+	 */
+	if (READ_ONCE(qp->iw_named))
+		synchronize_rcu();
 
 	mutex_lock(&qp->state_mutex);
 	qp->destroying = true;
@@ -601,14 +610,21 @@ void sw_ddp_iw_rem_ref(struct ib_qp *ibqp)
 }
 
 /*
- * Called under the iw_cm's spinlock, which then takes its own reference
- * with iw_add_ref(); the QP belongs to the iw_cm's caller meanwhile.
- *
  * iw_cm asks from its caller's context (iw_cm_connect(), iw_cm_accept()),
  * with a QP number rdma_ucm takes from user space as it is: a user QP is
  * found only for its own process, so one cannot put its connection on
  * another's QP (its queues, its PD's memory).  A kernel QP belongs to
  * whichever kernel consumer names it.
+ */
+static bool iw_may_name(const struct sw_ddp_qp *qp)
+{
+	return !qp->owner || qp->owner == task_tgid(current);
+}
+
+/*
+ * Called under the iw_cm's spinlock, interrupts off; it then takes its
+ * own reference with iw_add_ref() (sw_ddp_destroy_qp() says how that is
+ * kept safe from a destroy in between).
  */
 struct ib_qp *sw_ddp_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
@@ -618,8 +634,10 @@ struct ib_qp *sw_ddp_iw_get_qp(struct ib_device *ibdev, int qpn)
 
 	xa_lock_irqsave(&sdev->qp_xa, flags);
 	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && iw_may_name(qp))
+		WRITE_ONCE(qp->iw_named, true);
+	else
+		qp = NULL;
 	xa_unlock_irqrestore(&sdev->qp_xa, flags);
-	if (qp && qp->owner && qp->owner != task_tgid(current))
-		return NULL;
 	return qp ? &qp->base : NULL;
 }

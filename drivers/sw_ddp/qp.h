@@ -93,6 +93,7 @@ struct sw_ddp_qp {
 	enum ib_qp_state ib_idle;	/* IDLE is RESET or INIT to IB */
 	bool user;			/* rings mapped by libsiw */
 	struct pid *owner;		/* a user QP's process: iw_get_qp */
+	bool iw_named;			/* iw_get_qp() found it */
 	bool destroying;		/* no more async events */
 	bool sig_all;
 	u8 ord;				/* RDMA Reads we may have in flight */
