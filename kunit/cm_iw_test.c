@@ -5,6 +5,7 @@
  * exactly once.
  */
 #include <kunit/test.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/kthread.h>
@@ -375,6 +376,30 @@ static void cm_iw_connect_not_owner(struct kunit *test)
 	qp->owner = NULL;	/* a kernel QP again; the e2e tests use their own */
 }
 
+/*
+ * Nor is a kernel QP found for an unprivileged process: rdma_ucm would
+ * let it name one by its number (credentials without CAP_NET_ADMIN stand
+ * in for such a process).
+ */
+static void cm_iw_connect_kernel_qp_unprivileged(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .ird = 2, .ord = 2,
+				      .qpn = t->qa->qp_num };
+	const struct cred *old;
+	struct cred *cred = prepare_creds();
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	old = override_creds(cred);
+	err = iw_cm_connect(t->aid, &p);
+	revert_creds(old);
+	put_cred(cred);
+	KUNIT_EXPECT_EQ(test, -EINVAL, err);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, qf_state(test, t->qa));
+}
+
 struct iw_destroy {
 	struct kunit *test;
 	struct ib_qp *qp;
@@ -702,6 +727,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_peer_reset),
 	KUNIT_CASE(cm_iw_connect_no_qp),
 	KUNIT_CASE(cm_iw_connect_not_owner),
+	KUNIT_CASE(cm_iw_connect_kernel_qp_unprivileged),
 	KUNIT_CASE(cm_iw_get_qp_then_destroy),
 	KUNIT_CASE(cm_iw_second_answer),
 	KUNIT_CASE(cm_iw_reply_first),

@@ -24,6 +24,7 @@
  * takes that lock, so a WR is either flushed by the flush or sees ERROR
  * and flushes itself after the ring.
  */
+#include <linux/capability.h>
 #include <linux/log2.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
@@ -611,14 +612,18 @@ void sw_ddp_iw_rem_ref(struct ib_qp *ibqp)
 
 /*
  * iw_cm asks from its caller's context (iw_cm_connect(), iw_cm_accept()),
- * with a QP number rdma_ucm takes from user space as it is: a user QP is
+ * with a QP number rdma_ucm takes from user space as it is.  A user QP is
  * found only for its own process, so one cannot put its connection on
- * another's QP (its queues, its PD's memory).  A kernel QP belongs to
- * whichever kernel consumer names it.
+ * another's QP (its queues, its PD's memory).  A kernel QP is found only
+ * for a caller with CAP_NET_ADMIN: the kernel's own threads have it, and
+ * so do the processes kernel consumers connect from (nvme-cli, mount,
+ * iscsid); an unprivileged process cannot take one over through rdma_ucm.
  */
 static bool iw_may_name(const struct sw_ddp_qp *qp)
 {
-	return !qp->owner || qp->owner == task_tgid(current);
+	if (qp->owner)
+		return qp->owner == task_tgid(current);
+	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
 }
 
 /*
