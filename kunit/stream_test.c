@@ -651,6 +651,38 @@ static void stream_ird_zero(struct kunit *test)
 }
 
 /*
+ * RFC 5041 §5.4: Read Requests are taken in MSN order.  One whose MSN
+ * skips the next (IRD room for both) is refused, not answered with the
+ * skipped MSN then taken as the next one's, which would answer its
+ * repeat too.
+ */
+static void stream_read_req_msn_skipped(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *peer = &sf->end[0], *e = &sf->end[1];
+	struct rdmap_read_req rr = {
+		.sink_stag = sf->pd->unsafe_global_rkey,
+		.sink_to = (uintptr_t)sf->buf[0],
+		.size = 64,
+		.src_stag = sf->pd->unsafe_global_rkey,
+		.src_to = (uintptr_t)sf->buf[1],
+	};
+	struct rdmap_read_req_hdr *req = (void *)(sf->buf[0] + 1024);
+	struct ddp_untagged_hdr h;
+
+	KUNIT_ASSERT_GE(test, e->stream->ird_neg, 2);
+	qf_fill(sf->buf[1], 64, 1);
+	memset(sf->buf[0], 0, 64);
+	rdmap_read_req_put(req, &rr);
+	rdmap_untagged_init(&h, RDMAP_OP_READ_REQ, true, 0, 2, 0);
+	inject(peer, &h, sizeof(h), req, sizeof(*req));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(e->stream->term,
+						   DDP_ERR_UT_MSN_NO_BUF));
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[0], 0, 64));
+}
+
+/*
  * RFC 5040 "Terminate Header": a Read Request refused for its Data Source
  * is quoted whole, its DDP header (D, with its length, M) and its own
  * header after it (R).
@@ -745,6 +777,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_terminate_ends_rx),
 	KUNIT_CASE(stream_read_zero_any_stag),
 	KUNIT_CASE(stream_ird_zero),
+	KUNIT_CASE(stream_read_req_msn_skipped),
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
 	KUNIT_CASE(stream_reset_while_closing),

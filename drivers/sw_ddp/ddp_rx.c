@@ -76,11 +76,16 @@ static struct sw_ddp_term_err ddp_rx_queue_view(struct sw_ddp_stream *s,
 	case RDMAP_QN_READ_REQ:
 		/*
 		 * IRD buffers: Read Requests the peer may have outstanding;
-		 * none if the connection's IRD is zero
+		 * none if the connection's IRD is zero.  As on the Send
+		 * queue, only the next MSN has one: both LLPs hand untagged
+		 * segments up in order, so a later MSN means the peer skipped
+		 * one, which would never come (RFC 5041 §5.4: each message
+		 * delivered once, in order).
 		 */
 		spin_lock_bh(&s->lock);
 		v->nbufs = s->ird_neg - (s->ird_put - s->ird_get);
 		spin_unlock_bh(&s->lock);
+		v->nbufs = min(v->nbufs, 1U);
 		v->buf_len = RDMAP_READ_REQ_LEN;
 		break;
 	default:
