@@ -90,6 +90,9 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		e->nterm++;
 	if (e->closed || e->peer->closed)
 		return -ENOTCONN;
+	if (e->fail_read_resp && ddp_ctrl_tagged(ctrl[0]) &&
+	    rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_READ_RESP)
+		return e->fail_read_resp;
 	if (flags & SW_DDP_SEG_NOW) {
 		e->nnow++;
 		if (e->refuse_now)

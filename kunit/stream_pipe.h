@@ -46,6 +46,7 @@ struct pipe_end {
 	int nnow;			/* SW_DDP_SEG_NOW segments offered */
 	bool refuse_now;		/* and refused, as an LLP may */
 	bool zero_resp_any;		/* zero-length Read Responses: any STag, TO */
+	int fail_read_resp;		/* Read Responses fail so, as an LLP may */
 	int nrewritten;			/* such responses sent */
 	u8 first[2];			/* the first one's DDP, RDMAP control */
 	u32 first_len;			/* and its payload length */

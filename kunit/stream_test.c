@@ -683,6 +683,25 @@ static void stream_read_req_msn_skipped(struct kunit *test)
 }
 
 /*
+ * A Read Response the LLP fails to send (the connection is going) ends
+ * the stream as a local error with no Terminate, as an SQE's failure
+ * does, not as an access violation charged to the peer.
+ */
+static void stream_read_resp_llp_fails(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[1];
+
+	e->fail_read_resp = -EPIPE;
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(e->stream->term,
+						   RDMAP_ERR_LOCAL_CATASTROPHIC));
+	KUNIT_EXPECT_EQ(test, 0, e->nterm);
+}
+
+/*
  * RFC 5040 "Terminate Header": a Read Request refused for its Data Source
  * is quoted whole, its DDP header (D, with its length, M) and its own
  * header after it (R).
@@ -778,6 +797,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_read_zero_any_stag),
 	KUNIT_CASE(stream_ird_zero),
 	KUNIT_CASE(stream_read_req_msn_skipped),
+	KUNIT_CASE(stream_read_resp_llp_fails),
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
 	KUNIT_CASE(stream_reset_while_closing),

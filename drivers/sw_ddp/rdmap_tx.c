@@ -78,14 +78,21 @@ static void rdmap_tx_read_resp_msg(const struct sw_ddp_read *rd,
 	};
 }
 
-/* The response went, or failed: the entry's reference goes too. */
+/*
+ * The response went, or failed: the entry's reference goes too.  The
+ * Data Source, checked when the Request came, may have been invalidated
+ * since, or its pages be gone: the peer hears why.  Any other failure is
+ * the LLP's or ours, and as for an SQE no Terminate follows.
+ */
 static void rdmap_tx_read_resp_sent(struct sw_ddp_stream *s,
 				    struct sw_ddp_read *rd, int err)
 {
 	if (rd->mr)
 		sw_ddp_mem_put(rd->mr);
-	if (err)
+	if (err == -EACCES || err == -EFAULT)
 		sw_ddp_stream_fail(s, RDMAP_ERR_PROT_ACCESS, true);
+	else if (err)
+		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, false);
 }
 
 /*
