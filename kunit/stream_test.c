@@ -651,6 +651,28 @@ static void stream_ird_zero(struct kunit *test)
 }
 
 /*
+ * A connection whose ORD is zero sends no Read Request: the Read fails
+ * here, with a local error, rather than on the peer's Terminate.
+ */
+static void stream_ord_zero(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct ib_wc wc;
+
+	e->stream->ord_neg = 0;	/* as a connection may agree */
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
+					sf->pd->unsafe_global_rkey), 0);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	/* what went out was our Terminate, not the Read Request */
+	KUNIT_EXPECT_EQ(test, 1, e->nsent);
+	KUNIT_EXPECT_EQ(test, RDMAP_OP_TERMINATE, rdmap_ctrl_opcode(e->first[1]));
+	KUNIT_EXPECT_EQ(test, 0, sf->end[1].stream->ird_put);
+}
+
+/*
  * RFC 5041 §5.4: Read Requests are taken in MSN order.  One whose MSN
  * skips the next (IRD room for both) is refused, not answered with the
  * skipped MSN then taken as the next one's, which would answer its
@@ -796,6 +818,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_terminate_ends_rx),
 	KUNIT_CASE(stream_read_zero_any_stag),
 	KUNIT_CASE(stream_ird_zero),
+	KUNIT_CASE(stream_ord_zero),
 	KUNIT_CASE(stream_read_req_msn_skipped),
 	KUNIT_CASE(stream_read_resp_llp_fails),
 	KUNIT_CASE(stream_read_refused_quoted),

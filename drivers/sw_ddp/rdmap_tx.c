@@ -190,7 +190,12 @@ static enum ib_wc_status rdmap_tx_read(struct sw_ddp_stream *s,
 	struct sw_ddp_mr *mr;
 	u32 len = sqe->num_sge ? sqe->sge[0].length : 0;
 
-	if (sqe->num_sge > 1)
+	/*
+	 * An ORD of zero (the peer's IRD in its MPA Reply, or the
+	 * consumer's max_rd_atomic): the peer takes no Read Request, and
+	 * one sent would only get its Terminate.
+	 */
+	if (sqe->num_sge > 1 || !s->ord_neg)
 		return IB_WC_LOC_QP_OP_ERR;
 	if (len && sw_ddp_mem_get_checked(s->sdev, sqe->sge[0].lkey,
 					  s->qp->base.pd,

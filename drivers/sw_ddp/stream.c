@@ -36,6 +36,7 @@ struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 	s->rtr_wait = llp->rtr_wait;
 	s->ord = max_t(u8, ord, 1);
 	s->ird = max_t(u8, ird, 1);
+	s->ord_neg = ord;
 	s->ird_neg = ird;
 	/* RFC 5041 §4.3: the first MSN of every queue is one */
 	for (i = 0; i < RDMAP_QN_COUNT; i++) {

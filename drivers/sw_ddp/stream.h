@@ -68,7 +68,7 @@ struct sw_ddp_stream {
 	struct sw_ddp_dev *sdev;
 	struct sw_ddp_llp *llp;
 	u8 ord, ird;			/* the rings' sizes: at least one */
-	u8 ird_neg;			/* IRD as negotiated: may be zero */
+	u8 ord_neg, ird_neg;		/* as negotiated: may be zero */
 
 	/* Receive side; only the LLP's receive context touches it. */
 	struct sw_ddp_rx_seg seg;
