@@ -209,6 +209,22 @@ static void sess_wait(struct kunit *test, struct completion *c)
 			    "no upcall");
 }
 
+/* Does @s give its stream id back within @timeout (polled)? */
+static bool sess_sid_given_back(struct sw_ddp_sctp_session *s,
+				unsigned long timeout)
+{
+	unsigned long end = jiffies + timeout;
+	bool has_sid;
+
+	do {
+		msleep(20);
+		sw_ddp_sctp_lock(s);
+		has_sid = s->has_sid;
+		sw_ddp_sctp_unlock(s);
+	} while (has_sid && time_before(jiffies, end));
+	return !has_sid;
+}
+
 static int sess_accept(struct sw_ddp_sctp_session *s, void *owner,
 		       const char *pdata)
 {
@@ -395,9 +411,7 @@ static void sess_test_peer_gives_up(struct kunit *test)
 static void sess_test_shared(struct kunit *test)
 {
 	struct sess_test *t = test->priv;
-	struct sw_ddp_sctp_session *s;
 	u16 sid0;
-	int i;
 
 	sess_listen(test, 4);
 	sess_establish(test, 0);
@@ -408,15 +422,8 @@ static void sess_test_shared(struct kunit *test)
 
 	t->conn[0]->llp.ops->close(&t->conn[0]->llp, false);
 	sess_wait(test, &t->act[0].closed_done);
-	for (i = 0; i < 50; i++) {	/* both Terminates, all acked */
-		msleep(20);
-		s = t->conn[0];
-		sw_ddp_sctp_lock(s);
-		if (!s->has_sid)
-			i = 100;
-		sw_ddp_sctp_unlock(s);
-	}
-	KUNIT_EXPECT_GE(test, i, 100);
+	/* both Terminates, all acked */
+	KUNIT_EXPECT_TRUE(test, sess_sid_given_back(t->conn[0], HZ));
 	sess_establish(test, 2);
 	KUNIT_EXPECT_PTR_EQ(test, t->conn[1]->assoc, t->conn[2]->assoc);
 	KUNIT_EXPECT_NE(test, sid0, t->conn[2]->sid);
@@ -705,8 +712,6 @@ static void sess_test_closed_gives_back(struct kunit *test)
 {
 	struct sess_test *t = test->priv;
 	struct sw_ddp_sctp_session *s;
-	unsigned long end;
-	bool has_sid;
 
 	s = raw_establish(test);
 	sw_ddp_sctp_lock(s);
@@ -727,14 +732,7 @@ static void sess_test_closed_gives_back(struct kunit *test)
 
 	raw_seg(test, 3, 1);
 	raw_ctrl(test, t->raw, 3, 4, SCTP_DDP_FUNC_TERMINATE, 0);
-	end = jiffies + SESS_WAIT;
-	do {
-		msleep(20);
-		sw_ddp_sctp_lock(s);
-		has_sid = s->has_sid;
-		sw_ddp_sctp_unlock(s);
-	} while (has_sid && time_before(jiffies, end));
-	KUNIT_EXPECT_FALSE(test, has_sid);
+	KUNIT_EXPECT_TRUE(test, sess_sid_given_back(s, SESS_WAIT));
 }
 
 /* §11.1: an association without the DDP indication is aborted. */
@@ -1078,8 +1076,6 @@ static void sess_test_sid_free_busy(struct kunit *test)
 	struct sess_test *t = test->priv;
 	u16 sid = raw_passive(test, SESS_TIMEOUT);
 	struct sw_ddp_sctp_session *s;
-	bool held = true;
-	int i;
 
 	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_ACCEPT, 0);
 	sess_wait(test, &t->act[0].conn_done);
@@ -1091,13 +1087,8 @@ static void sess_test_sid_free_busy(struct kunit *test)
 	raw_expect(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE);
 	sess_fill_sndbuf(test, s->assoc, (sid + 1) % SCTP_RAW_STREAMS, SZ_512K);
 	raw_ctrl(test, t->raw, sid, 1, SCTP_DDP_FUNC_TERMINATE, 0);
-	for (i = 0; i < 20 && held; i++) {
-		msleep(50);
-		sw_ddp_sctp_lock(s);
-		held = s->has_sid;
-		sw_ddp_sctp_unlock(s);
-	}
-	KUNIT_EXPECT_FALSE_MSG(test, held, "stream id %u still in use", sid);
+	KUNIT_EXPECT_TRUE_MSG(test, sess_sid_given_back(s, HZ),
+			      "stream id %u still in use", sid);
 }
 
 /*
