@@ -429,7 +429,7 @@ static void cm_iw_get_qp_then_destroy(struct kunit *test)
 	struct task_struct *task;
 	struct ib_qp *got;
 	unsigned long flags;
-	bool early;
+	bool early = false;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "the destroy needs a CPU of its own");
@@ -446,14 +446,12 @@ static void cm_iw_get_qp_then_destroy(struct kunit *test)
 		ops->iw_add_ref(got);
 	}
 	local_irq_restore(flags);
-	if (!got) {
+	if (got)
+		ops->iw_rem_ref(got);
+	else
 		wake_up_process(task);
-		wait_for_completion(&d.done);
-		KUNIT_FAIL(test, "iw_get_qp found no QP");
-		return;
-	}
-	ops->iw_rem_ref(got);
 	wait_for_completion(&d.done);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, got, "iw_get_qp found no QP");
 	KUNIT_EXPECT_FALSE_MSG(test, early,
 			       "destroyed before iw_add_ref could take hold");
 }
