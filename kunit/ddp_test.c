@@ -310,18 +310,25 @@ static void ddp_tagged_past_end(struct kunit *test)
 		       DDP_ERR_T_BASE_BOUNDS);
 }
 
-/* RFC 5041 §7.1 tagged 5 -> §7.2 0x1/0x03 TO wrap */
+/*
+ * RFC 5041 §7.1 tagged 5 -> §7.2 0x1/0x03 TO wrap, checked after the
+ * STag (tagged 1): not from the header alone.
+ */
 static void ddp_tagged_to_wrap(struct kunit *test)
 {
+	struct sw_ddp_stag_view bad = good_stag;
 	struct ddp_tagged_hdr h;
 
+	bad.valid = false;
 	tagged_hdr(&h, U64_MAX - 9);
-	EXPECT_DDP_ERR(test, ddp_validate_tagged(&h, 14 + 9, NULL),
-		       SW_DDP_TERM_OK);
-	EXPECT_DDP_ERR(test, ddp_validate_tagged(&h, 14 + 10, NULL),
-		       DDP_ERR_T_TO_WRAP);
+	EXPECT_DDP_ERR(test, ddp_validate_tagged(&h, 14 + 9, &good_stag),
+		       DDP_ERR_T_BASE_BOUNDS);
 	EXPECT_DDP_ERR(test, ddp_validate_tagged(&h, 14 + 10, &good_stag),
 		       DDP_ERR_T_TO_WRAP);
+	EXPECT_DDP_ERR(test, ddp_validate_tagged(&h, 14 + 10, &bad),
+		       DDP_ERR_T_INVALID_STAG);
+	EXPECT_DDP_ERR(test, ddp_validate_tagged(&h, 14 + 10, NULL),
+		       SW_DDP_TERM_OK);
 }
 
 /* RFC 5041 §5.2: STag and TO MUST NOT be checked at zero length */

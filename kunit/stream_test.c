@@ -802,6 +802,45 @@ static void stream_llp_error_quotes_none(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
 }
 
+/* A Write of 64 octets to @stag at @to, from end 0 to end 1 */
+static void inject_write(struct stream_fx *sf, u32 stag, u64 to)
+{
+	struct ddp_tagged_hdr wh;
+	u8 *data = sf->buf[0] + 64;
+
+	qf_fill(data, 64, 3);
+	rdmap_tagged_init(&wh, RDMAP_OP_WRITE, true, stag, to);
+	inject(&sf->end[0], &wh, sizeof(wh), data, 64);
+}
+
+/*
+ * RFC 5041 §7.1 checks a tagged segment's STag first and its TO's wrap
+ * last: a Write to an STag the sink does not have, at a TO that wraps, is
+ * an invalid STag (0x1/0x00).
+ */
+static void stream_write_bad_stag_wraps(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[1];
+
+	inject_write(sf, sf->pd->unsafe_global_rkey + 0x1000, U64_MAX - 8);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_T_INVALID_STAG),
+			sw_ddp_term_err_pack(e->stream->term));
+}
+
+/* The same Write to an STag the sink has: TO wrap (0x1/0x03). */
+static void stream_write_to_wraps(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[1];
+
+	inject_write(sf, sf->pd->unsafe_global_rkey, U64_MAX - 8);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_T_TO_WRAP),
+			sw_ddp_term_err_pack(e->stream->term));
+}
+
 static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write),
 	KUNIT_CASE(stream_read),
@@ -823,6 +862,8 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_read_resp_llp_fails),
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
+	KUNIT_CASE(stream_write_bad_stag_wraps),
+	KUNIT_CASE(stream_write_to_wraps),
 	KUNIT_CASE(stream_reset_while_closing),
 	KUNIT_CASE_PARAM(stream_rtr, rtr_good_gen_params),
 	KUNIT_CASE_PARAM(stream_rtr_mismatch, rtr_bad_gen_params),

@@ -77,7 +77,8 @@ EXPORT_SYMBOL_IF_KUNIT(ddp_stag_err);
  * ddp_validate_tagged() - check a received tagged DDP segment
  * @h: its header
  * @seg_len: DDP segment length as reported by the LLP (RFC 5041 §3)
- * @v: the buffer its STag resolved to, or NULL for header-only checks
+ * @v: the buffer its STag resolved to, or NULL for the header's checks
+ *	only (version, T flag, length)
  *
  * Return: SW_DDP_TERM_OK or the RFC 5041 §7.2 Tagged Buffer Error.
  */
@@ -94,8 +95,12 @@ struct sw_ddp_term_err ddp_validate_tagged(const struct ddp_tagged_hdr *h,
 	if (!ddp_ctrl_tagged(h->ctrl) || seg_len < DDP_TAGGED_HDR_LEN)
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	len = seg_len - DDP_TAGGED_HDR_LEN;
-	/* RFC 5041 §5.2: STag and TO MUST NOT be checked at zero length */
-	if (!len)
+	/*
+	 * RFC 5041 §5.2: STag and TO MUST NOT be checked at zero length.
+	 * Nor, before the STag resolved, the TO alone: §7.1 checks the STag
+	 * first, its wrap last.
+	 */
+	if (!len || !v)
 		return SW_DDP_TERM_OK;
 	return ddp_stag_err(sw_ddp_stag_check(v, ddp_tagged_to(h), len, false));
 }
