@@ -306,22 +306,54 @@ static void mpa_rx_marker_reserved_ignored(struct kunit *test)
 	expect_corrupt(test, st, 512, 5, SW_DDP_TERM_OK);
 }
 
-/* RFC 5041 §4: a ULPDU shorter than its DDP header is refused. */
+/*
+ * RFC 5041 §4: a ULPDU shorter than its DDP header is all header.  The
+ * layer above gets what there is and judges it (§7.2: its version
+ * first), and if it took it, framing goes on.  A ULPDU without the two
+ * control octets the header is sized from is refused here.
+ */
 static void mpa_rx_short_ulpdu(struct kunit *test)
 {
 	static const u8 wire[] = {
 		0x00, 0x04,		/* ULPDU_Length 4 */
-		0x41, 0x43, 0x00, 0x00,	/* untagged, needs 18 */
+		0x42, 0x43, 0x00, 0x00,	/* untagged, needs 18; DV 2 */
 		0x00, 0x00,		/* PAD */
 		0x00, 0x00, 0x00, 0x00,	/* CRC */
 	};
+	static const u8 one[] = {
+		0x00, 0x01,		/* ULPDU_Length 1 */
+		0x41, 0x00,		/* DDP control, PAD */
+		0x00, 0x00, 0x00, 0x00,	/* CRC */
+	};
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u8 twice[2 * sizeof(wire)];
 	struct mpa_rx rx;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->begin_err = SW_DDP_TERM_OK;
+	s->begin_err = DDP_ERR_UT_VERSION;
 	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
 	expect_err(test, feed(test, &rx, wire, sizeof(wire), 64),
+		   DDP_ERR_UT_VERSION);
+	KUNIT_EXPECT_EQ(test, s->begun, 1);
+	KUNIT_EXPECT_EQ(test, s->hdr_len[0], 4);
+	KUNIT_EXPECT_MEMEQ(test, s->hdr[0], wire + 2, 4);
+
+	memset(s, 0, sizeof(*s));
+	s->begin_err = SW_DDP_TERM_OK;
+	memcpy(twice, wire, sizeof(wire));
+	memcpy(twice + sizeof(wire), wire, sizeof(wire));
+	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
+	expect_err(test, feed(test, &rx, twice, sizeof(twice), 5),
+		   SW_DDP_TERM_OK);
+	KUNIT_EXPECT_EQ(test, s->begun, 2);
+	KUNIT_EXPECT_EQ(test, s->ended, 2);
+	KUNIT_EXPECT_EQ(test, s->payload_len, 0);
+	KUNIT_EXPECT_TRUE(test, mpa_rx_idle(&rx));
+
+	memset(s, 0, sizeof(*s));
+	s->begin_err = SW_DDP_TERM_OK;
+	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
+	expect_err(test, feed(test, &rx, one, sizeof(one), 64),
 		   DDP_ERR_LOCAL_CATASTROPHIC);
 	KUNIT_EXPECT_EQ(test, s->begun, 0);
 }

@@ -772,14 +772,14 @@ static void stream_reset_while_closing(struct kunit *test)
 }
 
 /*
- * An MPA framing error before a segment's DDP header (ULPDU_Length 4,
- * shorter than any header) quotes no header in its Terminate: not the
- * segment before it, whose header DDP still had.
+ * An MPA framing error before a segment's DDP header (ULPDU_Length 1,
+ * shorter than DDP's control octets) quotes no header in its Terminate:
+ * not the segment before it, whose header DDP still had.
  */
 static void stream_llp_error_quotes_none(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	u8 bad[12] = { 0x00, 0x04, 0x41, 0x41, 0x41, 0x41 };
+	u8 bad[12] = { 0x00, 0x01, 0x41, 0x41, 0x41, 0x41 };
 	struct sw_ddp_term_err err;
 	struct rdmap_term_info ti;
 	struct flat_in f;
@@ -799,6 +799,36 @@ static void stream_llp_error_quotes_none(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sw_ddp_term_err_ok(sf->end[1].stream->term));
 	KUNIT_ASSERT_TRUE(test, qf_wait_error(sf->end[0].qp));
 	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
+	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
+}
+
+/*
+ * A segment shorter than its DDP header (RFC 5041 §4) is judged as DDP
+ * judges any, its version first (§7.2: 0x2/0x06), over MPA as over SCTP;
+ * the Terminate quotes none of the header it does not have.
+ */
+static void stream_short_segment_version(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	static const u8 fpdu[12] = {
+		0x00, 0x04,		/* ULPDU_Length 4 */
+		0x42, 0x43, 0x00, 0x00,	/* untagged Send, DV 2 */
+	};
+	struct sw_ddp_term_err err;
+	struct rdmap_term_info ti;
+	struct flat_in f;
+
+	flat_in_init(&f, fpdu, sizeof(fpdu), true);
+	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_VERSION),
+			sw_ddp_term_err_pack(err));
+	sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sf->end[1].stream->term_hdr_len, 0);
+	KUNIT_ASSERT_TRUE(test, qf_wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_VERSION),
+			sw_ddp_term_err_pack(ti.err));
 	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
 }
 
@@ -862,6 +892,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_read_resp_llp_fails),
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
+	KUNIT_CASE(stream_short_segment_version),
 	KUNIT_CASE(stream_write_bad_stag_wraps),
 	KUNIT_CASE(stream_write_to_wraps),
 	KUNIT_CASE(stream_reset_while_closing),

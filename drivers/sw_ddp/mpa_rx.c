@@ -121,25 +121,24 @@ static void mpa_rx_begin(struct mpa_rx *rx)
 }
 
 /*
- * The header length the layer above asked for: within what we gather,
- * and within the ULPDU.
+ * The header length the layer above asked for is within what we gather,
+ * and the ULPDU holds the two control octets it was sized from.
  */
 static struct sw_ddp_term_err mpa_rx_hdr_len_check(u32 hdr_len, u16 ulpdu_len)
 {
 	if (hdr_len > MPA_RX_HDR_MAX || hdr_len < MPA_RX_CTRL_END - 2)
 		return MPA_ERR_LOCAL_CATASTROPHIC;
-	/*
-	 * RFC 5041 §4: a DDP segment is at least its header.  §7.2 has no
-	 * code for one that is not, narrower than Local Catastrophic.
-	 */
-	if (hdr_len > ulpdu_len)
+	/* RFC 5041 §4: no DDP segment is shorter than its control octets */
+	if (ulpdu_len < MPA_RX_CTRL_END - 2)
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	return SW_DDP_TERM_OK;
 }
 
 /*
  * The first four octets tell the FPDU's ULPDU_Length and, from the DDP
- * and RDMAP control octets, how much header follows.
+ * and RDMAP control octets, how much header follows.  A ULPDU shorter
+ * than that header is all header: the layer above judges what there is
+ * (RFC 5041 §7.2, its version first), as over SCTP.
  */
 static void mpa_rx_size_hdr(struct mpa_rx *rx)
 {
@@ -149,7 +148,8 @@ static void mpa_rx_size_hdr(struct mpa_rx *rx)
 	hdr_len = rx->ops->hdr_len(rx->upper, rx->hdr + MPA_ULPDU_LEN_SIZE);
 	rx->err = mpa_rx_hdr_len_check(hdr_len, rx->ulpdu_len);
 	if (!mpa_rx_failed(rx))
-		rx->need = MPA_ULPDU_LEN_SIZE + hdr_len;
+		rx->need = MPA_ULPDU_LEN_SIZE +
+			   min_t(u32, hdr_len, rx->ulpdu_len);
 }
 
 static void mpa_rx_hdr(struct mpa_rx *rx, u32 n)
@@ -272,7 +272,8 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 	if (wire > n || wire > mpa_rx_to_marker(rx))
 		return false;
 	hdr_len = rx->ops->hdr_len(rx->upper, p + MPA_ULPDU_LEN_SIZE);
-	if (!sw_ddp_term_err_ok(mpa_rx_hdr_len_check(hdr_len, ulpdu_len)))
+	if (!sw_ddp_term_err_ok(mpa_rx_hdr_len_check(hdr_len, ulpdu_len)) ||
+	    hdr_len > ulpdu_len)
 		return false;
 
 	left = ulpdu_len - hdr_len;

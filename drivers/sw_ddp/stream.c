@@ -251,9 +251,7 @@ static void sw_ddp_stream_record(struct sw_ddp_stream *s,
 	s->term_pending = send;
 	if (hdr) {
 		/* the DDP header, and a Read Request's own after it */
-		s->term_hdr_len = max_t(u32, ddp_hdr_len(hdr[0]),
-					min_t(u32, hdr_len,
-					      sizeof(s->term_hdr)));
+		s->term_hdr_len = min_t(u32, hdr_len, sizeof(s->term_hdr));
 		memcpy(s->term_hdr, hdr, s->term_hdr_len);
 		s->term_seg_len = seg_len;
 	}
@@ -267,12 +265,17 @@ void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 	sw_ddp_stream_record(s, err, send, NULL, 0, 0);
 }
 
-/* A received segment failed its checks: the Terminate quotes its header. */
+/*
+ * A received segment failed its checks: the Terminate quotes its DDP
+ * header, if it had one whole.  A segment shorter than that (RFC 5041
+ * §4) is not quoted: the rest would be octets the peer never sent.
+ */
 void sw_ddp_stream_fail_rx(struct sw_ddp_stream *s,
 			   struct sw_ddp_term_err err)
 {
 	struct sw_ddp_rx_seg *seg = &s->seg;
+	bool whole = seg->hdr_len && seg->hdr_len >= ddp_hdr_len(seg->hdr[0]);
 
-	sw_ddp_stream_record(s, err, true, seg->hdr_len ? seg->hdr : NULL,
+	sw_ddp_stream_record(s, err, true, whole ? seg->hdr : NULL,
 			     seg->hdr_len, seg->hdr_len + seg->len);
 }
