@@ -83,15 +83,18 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 {
 	struct pipe_end *e = container_of(llp, struct pipe_end, llp);
 	const u8 *ctrl = hdr;
+	bool read_resp = ddp_ctrl_tagged(ctrl[0]) &&
+			 rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_READ_RESP;
+	bool last = ddp_ctrl_last(ctrl[0]);
 	struct ddp_tagged_hdr resp;
+	int err;
 
 	if (!ddp_ctrl_tagged(ctrl[0]) &&
 	    rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_TERMINATE)
 		e->nterm++;
 	if (e->closed || e->peer->closed)
 		return -ENOTCONN;
-	if (e->fail_read_resp && ddp_ctrl_tagged(ctrl[0]) &&
-	    rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_READ_RESP)
+	if (e->fail_read_resp && read_resp)
 		return e->fail_read_resp;
 	if (flags & SW_DDP_SEG_NOW) {
 		e->nnow++;
@@ -102,17 +105,19 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		memcpy(e->first, hdr, sizeof(e->first));
 		e->first_len = len;
 	}
-	if (e->zero_resp_any && !len && ddp_ctrl_tagged(ctrl[0]) &&
-	    rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_READ_RESP) {
-		rdmap_tagged_init(&resp, RDMAP_OP_READ_RESP,
-				  ddp_ctrl_last(ctrl[0]), 0x5eed1e55,
+	if (e->zero_resp_any && !len && read_resp) {
+		rdmap_tagged_init(&resp, RDMAP_OP_READ_RESP, last, 0x5eed1e55,
 				  0xf00dULL << 32);
 		hdr = &resp;
 		e->nrewritten++;
 	}
 	if (e->mutate)
-		return pipe_deliver_mutated(e, hdr, hdr_len, bv, nr_bv, len);
-	return pipe_deliver(e, hdr, hdr_len, bv, nr_bv, len);
+		err = pipe_deliver_mutated(e, hdr, hdr_len, bv, nr_bv, len);
+	else
+		err = pipe_deliver(e, hdr, hdr_len, bv, nr_bv, len);
+	if (!err && read_resp && e->read_resp_sent)
+		e->read_resp_sent(e, last);
+	return err;
 }
 
 /* The rest of a segment cut short by pipe_deliver(), now. */

@@ -51,6 +51,8 @@ struct pipe_end {
 	u8 first[2];			/* the first one's DDP, RDMAP control */
 	u32 first_len;			/* and its payload length */
 	int nterm;			/* Terminates the engine handed over */
+	/* if set, after each Read Response segment went to the peer */
+	void (*read_resp_sent)(struct pipe_end *e, bool last);
 	sp_mutator mutate;		/* if set, with its page and state: */
 	u8 *ulpdu;
 	void *mutate_priv;

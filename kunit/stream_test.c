@@ -871,6 +871,91 @@ static void stream_write_to_wraps(struct kunit *test)
 			sw_ddp_term_err_pack(e->stream->term));
 }
 
+/* What the responder made of the peer's Read Requests past its IRD */
+struct ird_probe {
+	struct stream_fx *sf;
+	bool at_last;		/* after the response's last segment */
+	bool done;
+	u32 queued;		/* Read Requests queued after them */
+	struct sw_ddp_term_err term;
+};
+
+static struct ird_probe the_probe;
+
+/*
+ * As @e's Read Response goes (after its first segment, or its last), the
+ * peer sends IRD Read Requests more, the next MSNs, in one go.
+ */
+static void ird_probe_send(struct pipe_end *e, bool last)
+{
+	struct ird_probe *p = &the_probe;
+	struct stream_fx *sf = p->sf;
+	struct rdmap_read_req rr = {
+		.sink_stag = sf->pd->unsafe_global_rkey,
+		.sink_to = (uintptr_t)sf->buf[0],
+		.size = 64,
+		.src_stag = sf->pd->unsafe_global_rkey,
+		.src_to = (uintptr_t)sf->buf[1],
+	};
+	struct rdmap_read_req_hdr *req = (void *)(sf->buf[0] + 4 * SP_SEG_MAX);
+	struct ddp_untagged_hdr h;
+	u32 i;
+
+	if (p->done || last != p->at_last)
+		return;
+	p->done = true;
+	rdmap_read_req_put(req, &rr);
+	for (i = 0; i < e->stream->ird_neg; i++) {
+		rdmap_untagged_init(&h, RDMAP_OP_READ_REQ, true, 0, 2 + i, 0);
+		inject(e->peer, &h, sizeof(h), req, sizeof(*req));
+	}
+	spin_lock_bh(&e->stream->lock);
+	p->queued = e->stream->ird_put - e->stream->ird_get;
+	p->term = e->stream->term;
+	spin_unlock_bh(&e->stream->lock);
+}
+
+/*
+ * The peer sends IRD Read Requests more as the response to its first goes,
+ * after the segment @at_last says, and a Read of three segments starts it.
+ */
+static void ird_probe_run(struct kunit *test, bool at_last)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[1];
+	struct ird_probe *p = &the_probe;
+
+	KUNIT_ASSERT_GE(test, e->stream->ird_neg, 1);
+	*p = (struct ird_probe){ .sf = sf, .at_last = at_last };
+	e->read_resp_sent = ird_probe_send;
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 3 * SP_SEG_MAX,
+					sf->pd->unsafe_global_rkey), 0);
+	/* refused, or answered to a peer that had not asked */
+	KUNIT_ASSERT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_ASSERT_TRUE(test, p->done);
+	KUNIT_EXPECT_EQ(test, p->queued, e->stream->ird_neg);
+}
+
+/*
+ * The peer may have IRD Read Requests outstanding, no more: one is
+ * outstanding until the last segment of its response has reached the
+ * peer.  IRD more, sent after the response's first segment, are one too
+ * many: the last is refused (RFC 5041 §7.1, no buffer on queue 1).
+ */
+static void stream_ird_one_too_many(struct kunit *test)
+{
+	ird_probe_run(test, false);
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_MSN_NO_BUF),
+			sw_ddp_term_err_pack(the_probe.term));
+}
+
+/* Sent once the response's last segment has reached the peer, they fit. */
+static void stream_ird_free_at_last(struct kunit *test)
+{
+	ird_probe_run(test, true);
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_ok(the_probe.term));
+}
+
 static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write),
 	KUNIT_CASE(stream_read),
@@ -889,6 +974,8 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_ird_zero),
 	KUNIT_CASE(stream_ord_zero),
 	KUNIT_CASE(stream_read_req_msn_skipped),
+	KUNIT_CASE(stream_ird_one_too_many),
+	KUNIT_CASE(stream_ird_free_at_last),
 	KUNIT_CASE(stream_read_resp_llp_fails),
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),

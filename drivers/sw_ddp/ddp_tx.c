@@ -130,7 +130,8 @@ u32 ddp_tx_room(struct sw_ddp_stream *s)
  * A zero-length message is one segment (RFC 5041 §5.2).  The header
  * @m->extra (Read Request, Terminate) travels whole in the one segment
  * such messages have.  With @m->now the message must fit one segment,
- * which goes out with SW_DDP_SEG_NOW.
+ * which goes out with SW_DDP_SEG_NOW.  @m->last_seg, if set, is called
+ * once the last segment is ready, just before the LLP has it.
  *
  * Return: 0, or a negative errno once the LLP or the memory fails;
  * -EAGAIN for @m->now: nothing was sent, the work item must send it.
@@ -160,6 +161,8 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 		last = off + n == m->len;
 		ddp_tx_header(&seg, m, off, last);
 		err = ddp_tx_payload(s, &seg, m, off, n);
+		if (!err && last && m->last_seg)
+			m->last_seg(s);
 		if (!err)
 			err = s->llp->ops->send_segment(s->llp, seg.hdr,
 							seg.hdr_len, s->bv,

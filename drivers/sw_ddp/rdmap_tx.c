@@ -95,23 +95,35 @@ static void rdmap_tx_read_resp_sent(struct sw_ddp_stream *s,
 		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, false);
 }
 
+/* The oldest Read Request's IRD slot: the engine's to give back. */
+static void rdmap_tx_ird_free(struct sw_ddp_stream *s)
+{
+	spin_lock_bh(&s->lock);
+	s->ird_get++;
+	spin_unlock_bh(&s->lock);
+}
+
 /*
- * RFC 5040 §4.5: answer the oldest Read Request.  Its IRD slot is freed
- * before the response goes out: once the last segment reaches the peer
- * it may send the next Read Request at once (its ORD slot is free),
- * possibly before this work item runs again.  The entry, and its
- * reference on the Data Source, are ours while we send.
+ * RFC 5040 §4.5: answer the oldest Read Request.  It keeps its IRD slot
+ * until the last segment of its response is about to go, and no longer:
+ * once that segment reaches the peer, the peer may send its next Read
+ * Request at once (its ORD slot is free), so the slot must be free
+ * before.  The peer can then have IRD Requests outstanding, not one more.
+ * The entry, and its reference on the Data Source, are ours while we
+ * send: only the engine takes entries.
  */
 static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 {
 	struct sw_ddp_tx_msg m;
 	struct sw_ddp_read rd;
 	bool found = false;
+	u32 get = 0;
+	int err;
 
 	spin_lock_bh(&s->lock);
 	if (s->ird_put != s->ird_get) {
-		rd = s->ird_q[s->ird_get % s->ird];
-		s->ird_get++;
+		get = s->ird_get;
+		rd = s->ird_q[get % s->ird];
 		found = true;
 	}
 	spin_unlock_bh(&s->lock);
@@ -119,7 +131,11 @@ static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 		return false;
 
 	rdmap_tx_read_resp_msg(&rd, &m);
-	rdmap_tx_read_resp_sent(s, &rd, ddp_tx_message(s, &m));
+	m.last_seg = rdmap_tx_ird_free;
+	err = ddp_tx_message(s, &m);
+	if (s->ird_get == get)		/* failed before its last segment */
+		rdmap_tx_ird_free(s);
+	rdmap_tx_read_resp_sent(s, &rd, err);
 	return true;
 }
 

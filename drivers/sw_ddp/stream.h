@@ -202,6 +202,8 @@ struct sw_ddp_tx_msg {
 	bool inline_data;		/* in s->inline_page */
 	bool zcopy;			/* SW_DDP_SEG_ZCOPY allowed */
 	bool now;			/* one SW_DDP_SEG_NOW segment */
+	/* called just before the last segment goes to the LLP, if at all */
+	void (*last_seg)(struct sw_ddp_stream *s);
 };
 
 int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m);
