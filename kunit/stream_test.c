@@ -832,6 +832,29 @@ static void stream_short_segment_version(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
 }
 
+/*
+ * A segment of another DDP version (RFC 5041 §4.1) is refused (§7.2:
+ * 0x2/0x06), and its header, whose layout may not be ours, not quoted.
+ */
+static void stream_bad_version_quotes_none(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *peer = &sf->end[0], *e = &sf->end[1];
+	struct ddp_untagged_hdr h;
+	struct rdmap_term_info ti;
+
+	rdmap_untagged_init(&h, RDMAP_OP_SEND, true, 0, 1, 0);
+	h.ctrl = (h.ctrl & ~DDP_CTRL_DV_MASK) | 2;
+	inject(peer, &h, sizeof(h), sf->buf[0], 0);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_VERSION),
+			sw_ddp_term_err_pack(e->stream->term));
+	KUNIT_EXPECT_EQ(test, e->stream->term_hdr_len, 0);
+	KUNIT_ASSERT_TRUE(test, qf_wait_error(peer->qp));
+	KUNIT_ASSERT_EQ(test, term_received_info(peer, &ti), 0);
+	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
+}
+
 /* A Write of 64 octets to @stag at @to, from end 0 to end 1 */
 static void inject_write(struct stream_fx *sf, u32 stag, u64 to)
 {
@@ -980,6 +1003,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
 	KUNIT_CASE(stream_short_segment_version),
+	KUNIT_CASE(stream_bad_version_quotes_none),
 	KUNIT_CASE(stream_write_bad_stag_wraps),
 	KUNIT_CASE(stream_write_to_wraps),
 	KUNIT_CASE(stream_reset_while_closing),

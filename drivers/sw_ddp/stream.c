@@ -266,16 +266,25 @@ void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 }
 
 /*
- * A received segment failed its checks: the Terminate quotes its DDP
- * header, if it had one whole.  A segment shorter than that (RFC 5041
- * §4) is not quoted: the rest would be octets the peer never sent.
+ * Whether the Terminate for a received segment quotes its DDP header: if
+ * it had one whole, of a layout we know.  A segment shorter than its
+ * header (RFC 5041 §4) is not quoted: the rest would be octets the peer
+ * never sent; nor one of another DDP version (§4.1), whose header may
+ * not be laid out as ours, as siw does not.
  */
+static bool sw_ddp_stream_quotes(const struct sw_ddp_rx_seg *seg)
+{
+	return seg->hdr_len && ddp_ctrl_dv(seg->hdr[0]) == DDP_VERSION &&
+	       seg->hdr_len >= ddp_hdr_len(seg->hdr[0]);
+}
+
+/* A received segment failed its checks: the Terminate says which. */
 void sw_ddp_stream_fail_rx(struct sw_ddp_stream *s,
 			   struct sw_ddp_term_err err)
 {
 	struct sw_ddp_rx_seg *seg = &s->seg;
-	bool whole = seg->hdr_len && seg->hdr_len >= ddp_hdr_len(seg->hdr[0]);
 
-	sw_ddp_stream_record(s, err, true, whole ? seg->hdr : NULL,
+	sw_ddp_stream_record(s, err, true,
+			     sw_ddp_stream_quotes(seg) ? seg->hdr : NULL,
 			     seg->hdr_len, seg->hdr_len + seg->len);
 }
