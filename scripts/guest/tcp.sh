@@ -256,6 +256,13 @@ tcp_tests() {
 	cpus_others_online 1
 }
 
+# siw's listener for rping -s is a kernel TCP socket in h1: its first
+# case must not connect before it is there (serve's second is not always
+# enough for a cold guest).
+siw_listening() {
+	in_h1 ss -Hltn "sport = :$1" | grep -q .
+}
+
 # The sw_ddp_cm_siw suite (kunit/cm_siw_test.c): our MPA exchanges
 # against siw0 on h1, with a siw responder on port 7174 and a siw
 # initiator that keeps trying port 7175, where the suite listens.
@@ -263,6 +270,7 @@ siw_kunit() {
 	local client rc=0
 
 	serve h1 rping -s -P -a 192.0.2.1 -p 7174
+	retry 30 siw_listening 7174 || rc=1
 	in_h1 bash -c 'while :; do
 		timeout 10 rping -c -a 192.0.2.1 -p 7175 -C 1; sleep 0.2
 	done' > /dev/null 2>&1 &
