@@ -580,6 +580,28 @@ static void inject(struct pipe_end *e, const void *hdr, u32 hdr_len,
 }
 
 /*
+ * A Read Request for 64 octets from end 1's buffer into end 0's, with
+ * @msn, as end 0 would send it (built past any response these cases ask
+ * for).
+ */
+static void inject_read_req(struct stream_fx *sf, u32 msn)
+{
+	struct rdmap_read_req rr = {
+		.sink_stag = sf->pd->unsafe_global_rkey,
+		.sink_to = (uintptr_t)sf->buf[0],
+		.size = 64,
+		.src_stag = sf->pd->unsafe_global_rkey,
+		.src_to = (uintptr_t)sf->buf[1],
+	};
+	struct rdmap_read_req_hdr *req = (void *)(sf->buf[0] + 4 * SP_SEG_MAX);
+	struct ddp_untagged_hdr h;
+
+	rdmap_read_req_put(req, &rr);
+	rdmap_untagged_init(&h, RDMAP_OP_READ_REQ, true, 0, msn, 0);
+	inject(&sf->end[0], &h, sizeof(h), req, sizeof(*req));
+}
+
+/*
  * RFC 5040: a Terminate is the last message of its stream.  A Write that
  * follows it on the wire, to memory the peer may write, is not placed,
  * and no Terminate goes back.
@@ -681,23 +703,12 @@ static void stream_ord_zero(struct kunit *test)
 static void stream_read_req_msn_skipped(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	struct pipe_end *peer = &sf->end[0], *e = &sf->end[1];
-	struct rdmap_read_req rr = {
-		.sink_stag = sf->pd->unsafe_global_rkey,
-		.sink_to = (uintptr_t)sf->buf[0],
-		.size = 64,
-		.src_stag = sf->pd->unsafe_global_rkey,
-		.src_to = (uintptr_t)sf->buf[1],
-	};
-	struct rdmap_read_req_hdr *req = (void *)(sf->buf[0] + 1024);
-	struct ddp_untagged_hdr h;
+	struct pipe_end *e = &sf->end[1];
 
 	KUNIT_ASSERT_GE(test, e->stream->ird_neg, 2);
 	qf_fill(sf->buf[1], 64, 1);
 	memset(sf->buf[0], 0, 64);
-	rdmap_read_req_put(req, &rr);
-	rdmap_untagged_init(&h, RDMAP_OP_READ_REQ, true, 0, 2, 0);
-	inject(peer, &h, sizeof(h), req, sizeof(*req));
+	inject_read_req(sf, 2);
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(e->stream->term,
 						   DDP_ERR_UT_MSN_NO_BUF));
@@ -912,26 +923,13 @@ static struct ird_probe the_probe;
 static void ird_probe_send(struct pipe_end *e, bool last)
 {
 	struct ird_probe *p = &the_probe;
-	struct stream_fx *sf = p->sf;
-	struct rdmap_read_req rr = {
-		.sink_stag = sf->pd->unsafe_global_rkey,
-		.sink_to = (uintptr_t)sf->buf[0],
-		.size = 64,
-		.src_stag = sf->pd->unsafe_global_rkey,
-		.src_to = (uintptr_t)sf->buf[1],
-	};
-	struct rdmap_read_req_hdr *req = (void *)(sf->buf[0] + 4 * SP_SEG_MAX);
-	struct ddp_untagged_hdr h;
 	u32 i;
 
 	if (p->done || last != p->at_last)
 		return;
 	p->done = true;
-	rdmap_read_req_put(req, &rr);
-	for (i = 0; i < e->stream->ird_neg; i++) {
-		rdmap_untagged_init(&h, RDMAP_OP_READ_REQ, true, 0, 2 + i, 0);
-		inject(e->peer, &h, sizeof(h), req, sizeof(*req));
-	}
+	for (i = 0; i < e->stream->ird_neg; i++)
+		inject_read_req(p->sf, 2 + i);
 	spin_lock_bh(&e->stream->lock);
 	p->queued = e->stream->ird_put - e->stream->ird_get;
 	p->term = e->stream->term;
