@@ -629,9 +629,7 @@ bool rdmap_tx_read_resp_now(struct sw_ddp_stream *s)
 	err = ddp_tx_message(s, &m);
 	if (err != -EAGAIN) {
 		/* only the engine takes entries, and we hold it */
-		spin_lock_bh(&s->lock);
-		s->ird_get++;
-		spin_unlock_bh(&s->lock);
+		rdmap_tx_ird_free(s);
 		rdmap_tx_read_resp_sent(s, &rd, err);
 	}
 	rdmap_tx_unlock(s);
