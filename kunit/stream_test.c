@@ -783,6 +783,36 @@ static void stream_reset_while_closing(struct kunit *test)
 }
 
 /*
+ * Raw FPDU octets into end 1's MPA receive, and MPA's error, if any, to
+ * the stream as the LLP hands it on (llp.h).
+ */
+static struct sw_ddp_term_err feed_raw(struct stream_fx *sf, const u8 *wire,
+				       u32 len)
+{
+	struct sw_ddp_term_err err;
+	struct flat_in f;
+
+	flat_in_init(&f, wire, len, true);
+	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
+	if (!sw_ddp_term_err_ok(err))
+		sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
+	return err;
+}
+
+/*
+ * End 1 failed quoting no header, and end 0 got that Terminate (in @ti)
+ * with none either.
+ */
+static void expect_quoted_none(struct kunit *test, struct stream_fx *sf,
+			       struct rdmap_term_info *ti)
+{
+	KUNIT_EXPECT_EQ(test, sf->end[1].stream->term_hdr_len, 0);
+	KUNIT_ASSERT_TRUE(test, qf_wait_error(sf->end[0].qp));
+	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], ti), 0);
+	KUNIT_EXPECT_EQ(test, ti->hdrct, 0);
+}
+
+/*
  * An MPA framing error before a segment's DDP header (ULPDU_Length 1,
  * shorter than DDP's control octets) quotes no header in its Terminate:
  * not the segment before it, whose header DDP still had.
@@ -793,24 +823,17 @@ static void stream_llp_error_quotes_none(struct kunit *test)
 	u8 bad[12] = { 0x00, 0x01, 0x41, 0x41, 0x41, 0x41 };
 	struct sw_ddp_term_err err;
 	struct rdmap_term_info ti;
-	struct flat_in f;
 	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 100,
 					sf->pd->unsafe_global_rkey), 0);
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
-	flat_in_init(&f, bad, sizeof(bad), true);
-	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
+	err = feed_raw(sf, bad, sizeof(bad));
 	KUNIT_ASSERT_FALSE(test, sw_ddp_term_err_ok(err));
-	/* what the LLP does with MPA's error (llp.h) */
-	sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
-	KUNIT_EXPECT_EQ(test, sf->end[1].stream->term_hdr_len, 0);
 	KUNIT_EXPECT_FALSE(test, sw_ddp_term_err_ok(sf->end[1].stream->term));
-	KUNIT_ASSERT_TRUE(test, qf_wait_error(sf->end[0].qp));
-	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
-	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
+	expect_quoted_none(test, sf, &ti);
 }
 
 /*
@@ -825,22 +848,14 @@ static void stream_short_segment_version(struct kunit *test)
 		0x00, 0x04,		/* ULPDU_Length 4 */
 		0x42, 0x43, 0x00, 0x00,	/* untagged Send, DV 2 */
 	};
-	struct sw_ddp_term_err err;
 	struct rdmap_term_info ti;
-	struct flat_in f;
 
-	flat_in_init(&f, fpdu, sizeof(fpdu), true);
-	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_VERSION),
-			sw_ddp_term_err_pack(err));
-	sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
+			sw_ddp_term_err_pack(feed_raw(sf, fpdu, sizeof(fpdu))));
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
-	KUNIT_EXPECT_EQ(test, sf->end[1].stream->term_hdr_len, 0);
-	KUNIT_ASSERT_TRUE(test, qf_wait_error(sf->end[0].qp));
-	KUNIT_ASSERT_EQ(test, term_received_info(&sf->end[0], &ti), 0);
+	expect_quoted_none(test, sf, &ti);
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_VERSION),
 			sw_ddp_term_err_pack(ti.err));
-	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
 }
 
 /*
@@ -860,10 +875,7 @@ static void stream_bad_version_quotes_none(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_VERSION),
 			sw_ddp_term_err_pack(e->stream->term));
-	KUNIT_EXPECT_EQ(test, e->stream->term_hdr_len, 0);
-	KUNIT_ASSERT_TRUE(test, qf_wait_error(peer->qp));
-	KUNIT_ASSERT_EQ(test, term_received_info(peer, &ti), 0);
-	KUNIT_EXPECT_EQ(test, ti.hdrct, 0);
+	expect_quoted_none(test, sf, &ti);
 }
 
 /* A Write of 64 octets to @stag at @to, from end 0 to end 1 */
