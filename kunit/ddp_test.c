@@ -455,6 +455,28 @@ static void ddp_untagged_invalid_mo(struct kunit *test)
 		       DDP_ERR_UT_INVALID_MO);
 }
 
+/*
+ * A zero-length segment places nothing, but its MO sets the length of
+ * the message delivered (RFC 5041 §5.4): at most the buffer's end.
+ */
+static void ddp_untagged_zero_length_mo(struct kunit *test)
+{
+	struct ddp_untagged_hdr h;
+
+	untagged_hdr(&h, 6, 0);
+	EXPECT_DDP_ERR(test, ddp_validate_untagged(&h, 18, &good_queue),
+		       SW_DDP_TERM_OK);
+	untagged_hdr(&h, 6, 100);
+	EXPECT_DDP_ERR(test, ddp_validate_untagged(&h, 18, &good_queue),
+		       SW_DDP_TERM_OK);
+	untagged_hdr(&h, 6, 101);
+	EXPECT_DDP_ERR(test, ddp_validate_untagged(&h, 18, &good_queue),
+		       DDP_ERR_UT_INVALID_MO);
+	untagged_hdr(&h, 6, 0xfffffff0);
+	EXPECT_DDP_ERR(test, ddp_validate_untagged(&h, 18, &good_queue),
+		       DDP_ERR_UT_INVALID_MO);
+}
+
 /* RFC 5041 §7.1 untagged 4 -> §7.2 0x2/0x05 too long for the buffer */
 static void ddp_untagged_too_long(struct kunit *test)
 {
@@ -472,14 +494,15 @@ static void ddp_untagged_too_long(struct kunit *test)
 
 /*
  * RFC 5041 §7.1 lists placement checks for non-zero length segments; a
- * zero-length message is still Delivered (§5.4), so QN/MSN are checked.
+ * zero-length message is still Delivered (§5.4), so QN/MSN are checked
+ * (its MO too: ddp_untagged_zero_length_mo).
  */
 static void ddp_untagged_zero_length(struct kunit *test)
 {
 	struct sw_ddp_queue_view v = good_queue;
 	struct ddp_untagged_hdr h;
 
-	untagged_hdr(&h, 5, 1000);
+	untagged_hdr(&h, 5, 100);
 	EXPECT_DDP_ERR(test, ddp_validate_untagged(&h, 18, &v),
 		       SW_DDP_TERM_OK);
 	v.qn_valid = false;
@@ -532,6 +555,7 @@ static struct kunit_case sw_ddp_ddp_cases[] = {
 	KUNIT_CASE(ddp_untagged_msn_range),
 	KUNIT_CASE(ddp_untagged_msn_wrap),
 	KUNIT_CASE(ddp_untagged_invalid_mo),
+	KUNIT_CASE(ddp_untagged_zero_length_mo),
 	KUNIT_CASE(ddp_untagged_too_long),
 	KUNIT_CASE(ddp_untagged_zero_length),
 	KUNIT_CASE(ddp_segment_dispatch),

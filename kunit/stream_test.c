@@ -601,6 +601,52 @@ static void inject_read_req(struct stream_fx *sf, u32 msn)
 	inject(&sf->end[0], &h, sizeof(h), req, sizeof(*req));
 }
 
+/* A Send of @len octets, then an empty last segment at MO @tail_mo. */
+static void inject_send_empty_tail(struct stream_fx *sf, u32 len, u32 tail_mo)
+{
+	struct ddp_untagged_hdr h;
+
+	qf_fill(sf->buf[0], len, 4);
+	rdmap_untagged_init(&h, RDMAP_OP_SEND, false, 0, 1, 0);
+	inject(&sf->end[0], &h, sizeof(h), sf->buf[0], len);
+	rdmap_untagged_init(&h, RDMAP_OP_SEND, true, 0, 1, tail_mo);
+	inject(&sf->end[0], &h, sizeof(h), sf->buf[0], 0);
+}
+
+/* RFC 5041 §5.4: an empty last segment at the buffer's end is legal. */
+static void stream_send_empty_tail(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	inject_send_empty_tail(sf, 64, 64);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 64);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], 64);
+}
+
+/*
+ * An empty last segment whose MO lies past the receive buffer would make
+ * the message that long (§5.4): the consumer would be told of octets
+ * past its buffer.  It is an invalid MO (§7.2: 0x2/0x04), and the
+ * receive does not complete with it.
+ */
+static void stream_send_empty_tail_past_end(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	inject_send_empty_tail(sf, 32, 0xfffffff0);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_INVALID_MO),
+			sw_ddp_term_err_pack(sf->end[1].stream->term));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_NE(test, wc.status, IB_WC_SUCCESS);
+}
+
 /*
  * RFC 5040: a Terminate is the last message of its stream.  A Write that
  * follows it on the wire, to memory the peer may write, is not placed,
@@ -998,6 +1044,8 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_read_ord),
 	KUNIT_CASE(stream_send),
 	KUNIT_CASE(stream_send_zero),
+	KUNIT_CASE(stream_send_empty_tail),
+	KUNIT_CASE(stream_send_empty_tail_past_end),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),

@@ -142,8 +142,10 @@ static struct sw_ddp_term_err ddp_mo_check(const struct sw_ddp_queue_view *v,
  *
  * RFC 5041 §7.1 lists the checks for non-zero length segments.  A
  * zero-length message still has to be Delivered (§5.2, §5.4), so its QN
- * and MSN are checked as well; only the placement checks (MO, length)
- * are skipped for it.
+ * and MSN are checked as well.  Its MO is checked too, though it places
+ * nothing: the last segment's MO and length give the length of the
+ * message the ULP is told of (§5.4), which must not pass the buffer's
+ * end.
  *
  * Return: SW_DDP_TERM_OK or the RFC 5041 §7.2 Untagged Buffer Error.
  */
@@ -168,8 +170,9 @@ ddp_validate_untagged(const struct ddp_untagged_hdr *h, u32 seg_len,
 	if (!sw_ddp_term_err_ok(err))
 		return err;
 	len = seg_len - DDP_UNTAGGED_HDR_LEN;
-	if (!len)
-		return SW_DDP_TERM_OK;
+	if (!len)	/* at most at the end, where it adds nothing */
+		return be32_to_cpu(h->mo) > v->buf_len ?
+		       DDP_ERR_UT_INVALID_MO : SW_DDP_TERM_OK;
 	return ddp_mo_check(v, be32_to_cpu(h->mo), len);
 }
 EXPORT_SYMBOL_IF_KUNIT(ddp_validate_untagged);
