@@ -631,7 +631,7 @@ static void stream_send_empty_tail(struct kunit *test)
  * An empty last segment whose MO lies past the receive buffer would make
  * the message that long (§5.4): the consumer would be told of octets
  * past its buffer.  It is an invalid MO (§7.2: 0x2/0x04), and the
- * receive does not complete with it.
+ * receive completes with IB_WC_LOC_LEN_ERR, not that length.
  */
 static void stream_send_empty_tail_past_end(struct kunit *test)
 {
@@ -644,7 +644,27 @@ static void stream_send_empty_tail_past_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_INVALID_MO),
 			sw_ddp_term_err_pack(sf->end[1].stream->term));
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
-	KUNIT_EXPECT_NE(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_LEN_ERR);
+}
+
+/*
+ * A Send longer than the receive it lands in (RFC 5041 §7.2: 0x2/0x05):
+ * the receive completes with IB_WC_LOC_LEN_ERR, as siw's does, not as
+ * flushed, so the consumer can tell its buffer was too short.
+ */
+static void stream_send_too_long(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 100, 0), 0);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_TOO_LONG),
+			sw_ddp_term_err_pack(sf->end[1].stream->term));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_LEN_ERR);
 }
 
 /*
@@ -1046,6 +1066,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_zero),
 	KUNIT_CASE(stream_send_empty_tail),
 	KUNIT_CASE(stream_send_empty_tail_past_end),
+	KUNIT_CASE(stream_send_too_long),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),

@@ -111,6 +111,11 @@ static struct sw_ddp_term_err ddp_rx_untagged_begin(struct sw_ddp_stream *s)
 	err = ddp_rx_queue_view(s, &v);
 	if (sw_ddp_term_err_ok(err))
 		err = ddp_validate_untagged((void *)seg->hdr, seg_len, &v);
+	/* A message too long for its receive completes it so, as siw's. */
+	if (seg->qn == RDMAP_QN_SEND && s->send.active &&
+	    (sw_ddp_term_err_eq(err, DDP_ERR_UT_TOO_LONG) ||
+	     sw_ddp_term_err_eq(err, DDP_ERR_UT_INVALID_MO)))
+		rdmap_rx_send_fail(s, IB_WC_LOC_LEN_ERR);
 	if (sw_ddp_term_err_ok(err))
 		err = rdmap_validate_ctrl(seg->hdr, seg_len);
 	return err;

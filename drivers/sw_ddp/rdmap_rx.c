@@ -187,16 +187,21 @@ void rdmap_rx_terminate(struct sw_ddp_stream *s)
 	sw_ddp_stream_fail(s, RDMAP_ERR_OP_UNSPECIFIED, false);
 }
 
-/* For stream teardown: a receive WQE taken but never completed. */
-void rdmap_rx_flush(struct sw_ddp_stream *s)
+/* The Send's receive WQE completes now, in error: the message failed. */
+void rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
 {
 	struct sw_ddp_wc wc = {
 		.wr_id = s->send.rqe.id,
-		.status = IB_WC_WR_FLUSH_ERR,
+		.status = status,
 	};
 
-	if (!s->send.active)
-		return;
 	rdmap_rx_put_send_mrs(&s->send);
 	sw_ddp_rq_complete(s->qp, &wc);
+}
+
+/* For stream teardown: a receive WQE taken but never completed. */
+void rdmap_rx_flush(struct sw_ddp_stream *s)
+{
+	if (s->send.active)
+		rdmap_rx_send_fail(s, IB_WC_WR_FLUSH_ERR);
 }
