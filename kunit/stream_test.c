@@ -668,6 +668,28 @@ static void stream_send_too_long(struct kunit *test)
 }
 
 /*
+ * A receive the consumer posted malformed (here, more SGEs than any RQE
+ * has) completes with IB_WC_LOC_QP_OP_ERR when a Send comes for it.  The
+ * fault is ours: the Terminate says Local Catastrophic, not that the
+ * peer sent with no buffer posted (RFC 5041 §7.2: 0x2/0x01).
+ */
+static void stream_rqe_malformed(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct sw_ddp_rq *rq = &to_qp(sf->end[1].qp)->rq;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	rq->ring[rq->get & (rq->num - 1)].num_sge = SIW_MAX_SGE + 1;
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(sf->end[1].stream->term));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+}
+
+/*
  * RFC 5040: a Terminate is the last message of its stream.  A Write that
  * follows it on the wire, to memory the peer may write, is not placed,
  * and no Terminate goes back.
@@ -1067,6 +1089,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_empty_tail),
 	KUNIT_CASE(stream_send_empty_tail_past_end),
 	KUNIT_CASE(stream_send_too_long),
+	KUNIT_CASE(stream_rqe_malformed),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),

@@ -41,13 +41,18 @@ static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 {
 	struct sw_ddp_rx_send *m = &s->send;
 	u32 bad;
+	int err;
 
-	if (sw_ddp_rq_get(s->qp, &m->rqe))
+	err = sw_ddp_rq_get(s->qp, &m->rqe);
+	if (err == -ENOENT)
 		return SW_DDP_TERM_OK;		/* none: "no buffer" below */
+	/* A malformed RQE (completed already) is our fault, not the peer's. */
+	if (err)
+		return DDP_ERR_LOCAL_CATASTROPHIC;
 	m->active = true;
 	m->len = 0;
 	m->buf_len = sw_ddp_sge_from_siw(m->rqe.sge, m->rqe.num_sge, m->sge);
-	/* A receive buffer we cannot use is our fault, not the peer's. */
+	/* So is a receive buffer we cannot use. */
 	if (sw_ddp_mem_get_sgl(s->sdev, s->qp->base.pd, m->sge,
 			       m->rqe.num_sge, IB_ACCESS_LOCAL_WRITE, m->mr,
 			       &bad))

@@ -250,7 +250,8 @@ int sw_ddp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  * IB_EVENT_SRQ_LIMIT_REACHED.
  *
  * Return: 0; -ENOENT if no RQE is posted; -EINVAL if it was malformed: it
- * completes with IB_WC_LOC_QP_OP_ERR and the QP goes to ERROR.
+ * completes with IB_WC_LOC_QP_OP_ERR, and the caller (DDP) fails the QP,
+ * its Terminate first.
  */
 int sw_ddp_rq_get(struct sw_ddp_qp *qp, struct siw_rqe *rqe)
 {
@@ -289,7 +290,6 @@ int sw_ddp_rq_get(struct sw_ddp_qp *qp, struct siw_rqe *rqe)
 	if (err == -EINVAL) {
 		rq_wc(qp, rqe->id, IB_WC_LOC_QP_OP_ERR, &wc);
 		sw_ddp_cq_post(qp_rcq(qp), &wc);
-		sw_ddp_qp_fatal(qp);
 	}
 	return err;
 }
