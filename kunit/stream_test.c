@@ -690,6 +690,43 @@ static void stream_rqe_malformed(struct kunit *test)
 }
 
 /*
+ * An SQE found malformed in the ring (as a user's may be) completes with
+ * IB_WC_LOC_QP_OP_ERR, and the engine stops there: the Send posted after
+ * it is flushed, not sent, and the peer gets a Local Catastrophic
+ * Terminate.
+ */
+static void stream_sqe_malformed(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct sw_ddp_stream *s = sf->end[0].stream;
+	struct sw_ddp_sq *sq = &to_qp(sf->end[0].qp)->sq;
+	struct ib_wc wc;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	/* the engine kept from the SQ while both are posted */
+	for (i = 0; i < 100 && !rdmap_tx_trylock(s); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_LT(test, i, 100);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	sq->ring[sq->next & (sq->num - 1)].num_sge = SIW_MAX_SGE + 1;
+	rdmap_tx_unlock(s);
+	sw_ddp_stream_kick(s);
+
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(s->term));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_FALSE(test, qf_poll_one(sf->cq[1], &wc) &&
+			   wc.status == IB_WC_SUCCESS);
+}
+
+/*
  * RFC 5040: a Terminate is the last message of its stream.  A Write that
  * follows it on the wire, to memory the peer may write, is not placed,
  * and no Terminate goes back.
@@ -1090,6 +1127,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_empty_tail_past_end),
 	KUNIT_CASE(stream_send_too_long),
 	KUNIT_CASE(stream_rqe_malformed),
+	KUNIT_CASE(stream_sqe_malformed),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),

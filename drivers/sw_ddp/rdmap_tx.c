@@ -13,6 +13,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 #include <linux/wait_bit.h>
+#include <kunit/visibility.h>
 
 #include "rdmap.h"
 #include "stream.h"
@@ -323,17 +324,31 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 }
 
 /*
+ * Take the SQ's next SQE into held.  One the SQ found malformed has
+ * completed with IB_WC_LOC_QP_OP_ERR and the QP goes to ERROR: nothing
+ * posted after it may go meanwhile, and the peer hears why.
+ */
+static bool rdmap_tx_take_sqe(struct sw_ddp_stream *s)
+{
+	int err = sw_ddp_sq_next(s->qp, &s->held, &s->held_seq);
+
+	if (err == -EINVAL)
+		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
+	if (err)
+		return false;
+	s->holding = true;
+	return true;
+}
+
+/*
  * Is there an SQE to send now, the held one first?  It is sent from
  * held, which only the engine, that is we, uses: good until our next
  * look at the SQ.
  */
 static bool rdmap_tx_next_sqe(struct sw_ddp_stream *s)
 {
-	if (!s->holding) {
-		if (sw_ddp_sq_next(s->qp, &s->held, &s->held_seq))
-			return false;
-		s->holding = true;
-	}
+	if (!s->holding && !rdmap_tx_take_sqe(s))
+		return false;
 	if (rdmap_tx_must_wait(s, &s->held))
 		return false;
 	s->holding = false;
@@ -433,11 +448,13 @@ bool rdmap_tx_trylock(struct sw_ddp_stream *s)
 {
 	return !test_and_set_bit_lock(RDMAP_TX_BUSY, &s->tx_busy);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmap_tx_trylock);
 
 void rdmap_tx_unlock(struct sw_ddp_stream *s)
 {
 	clear_and_wake_up_bit(RDMAP_TX_BUSY, &s->tx_busy);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmap_tx_unlock);
 
 void rdmap_tx_wait_idle(struct sw_ddp_stream *s)
 {
@@ -539,11 +556,8 @@ enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s)
 	u64 len;
 
 	for (n = 0; n < RDMAP_TX_INLINE_SQES; n++) {
-		if (!s->holding) {
-			if (sw_ddp_sq_next(s->qp, &s->held, &s->held_seq))
-				return RDMAP_TX_DONE;
-			s->holding = true;
-		}
+		if (!s->holding && !rdmap_tx_take_sqe(s))
+			return RDMAP_TX_DONE;
 		switch (rdmap_tx_inline_next(s, &s->held)) {
 		case RDMAP_TX_INLINE_TO_WORK:
 			return RDMAP_TX_HERE;

@@ -540,8 +540,8 @@ int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * slot until it completes.
  *
  * Return: 0; -ENOENT if no SQE is waiting; -EINVAL if the SQE was
- * malformed: it completes with IB_WC_LOC_QP_OP_ERR and the QP goes to
- * ERROR.
+ * malformed: it completes with IB_WC_LOC_QP_OP_ERR, and the caller (the
+ * engine) fails the QP, its Terminate first.
  */
 int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 {
@@ -559,8 +559,6 @@ int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 
 	if (notify)
 		sw_ddp_cq_notify(qp_scq(qp));
-	if (err == -EINVAL)
-		sw_ddp_qp_fatal(qp);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_next);

@@ -119,6 +119,7 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
 {
 	queue_work(sw_ddp_tx_wq, &s->tx_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_kick);
 
 /*
  * Run the engine on the next CPU: for Read Responses, and for a
