@@ -161,7 +161,7 @@ static struct ib_qp *stream_qp(struct kunit *test, struct stream_fx *sf,
 
 /* Connect end i to the other: what the connection manager will do. */
 static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
-			   const struct rtr_case *rc)
+			   const struct rtr_case *rc, u8 reads)
 {
 	struct pipe_end *e = &sf->end[i];
 	struct sw_ddp_qp *qp;
@@ -179,7 +179,7 @@ static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
 	KUNIT_ASSERT_NOT_NULL(test, e->wire);
 	KUNIT_ASSERT_EQ(test, mpa_tx_init(&e->tx, true, false, 0, SP_SEG_MAX,
 					  8), 0);
-	e->stream = sw_ddp_stream_create(qp, &e->llp, 4, 4);
+	e->stream = sw_ddp_stream_create(qp, &e->llp, reads, reads);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(e->stream));
 	mpa_rx_init(&e->rx, &sw_ddp_stream_rx_ops, e->stream, true, false, 0);
 	qp->llp = &e->llp;
@@ -220,8 +220,12 @@ void sp_exit(struct kunit *test)
 	qf_exit(test);
 }
 
-/* The two ends connected, on a PD made with @pd_flags; @rc may be NULL. */
-int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc)
+/*
+ * The two ends connected: their PD made with @pd_flags, @rc's RTR if not
+ * NULL, and IRD and ORD @reads at both ends.
+ */
+static int sp_setup(struct kunit *test, int pd_flags,
+		    const struct rtr_case *rc, u8 reads)
 {
 	struct stream_fx *sf;
 	int err, i;
@@ -239,9 +243,21 @@ int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc)
 		if (!sf->buf[i])
 			return -ENOMEM;
 	}
-	stream_connect(test, sf, 0, rc);
-	stream_connect(test, sf, 1, rc);
+	stream_connect(test, sf, 0, rc, reads);
+	stream_connect(test, sf, 1, rc, reads);
 	return 0;
+}
+
+/* The two ends connected, on a PD made with @pd_flags; @rc may be NULL. */
+int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc)
+{
+	return sp_setup(test, pd_flags, rc, 4);
+}
+
+/* As sp_init(), without an RTR, and IRD and ORD @reads at both ends. */
+int sp_init_reads(struct kunit *test, u8 reads)
+{
+	return sp_setup(test, IB_PD_UNSAFE_GLOBAL_RKEY, NULL, reads);
 }
 
 /*

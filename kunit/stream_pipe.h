@@ -74,6 +74,7 @@ struct rtr_case {
 
 int sp_init(struct kunit *test);
 int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc);
+int sp_init_reads(struct kunit *test, u8 reads);
 void sp_exit(struct kunit *test);
 struct stream_fx *sp_fx(struct kunit *test);
 

@@ -1160,4 +1160,76 @@ static struct kunit_suite stream_test_suite = {
 	.test_cases = stream_test_cases,
 };
 
-kunit_test_suites(&stream_test_suite);
+/* Both ends' Read counters two short of their wrap, as after 2^32 - 2. */
+static void reads_near_wrap(struct sw_ddp_stream *s)
+{
+	spin_lock_bh(&s->lock);
+	s->ord_put = 0xfffffffe;
+	s->ord_get = 0xfffffffe;
+	s->ird_put = 0xfffffffe;
+	s->ird_get = 0xfffffffe;
+	spin_unlock_bh(&s->lock);
+}
+
+/*
+ * Reads across the wrap of the ORD and IRD counters, with three of each:
+ * three Reads outstanding at 0xfffffffe, 0xffffffff and 0 keep three
+ * slots, and each response lands where its own Read asked.
+ */
+static void stream_reads_wrap(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_rdma_wr wr[8] = {};
+	struct ib_sge sge[8];
+	const u32 piece = 512;
+	struct ib_wc wc;
+	int i;
+
+	reads_near_wrap(sf->end[0].stream);
+	reads_near_wrap(sf->end[1].stream);
+	qf_fill(sf->buf[1], SP_BUF_LEN, 6);
+	memset(sf->buf[0], 0, SP_BUF_LEN);
+	for (i = 0; i < 8; i++) {
+		sge[i] = (struct ib_sge){
+			.addr = (uintptr_t)sf->buf[0] + i * piece,
+			.length = piece,
+			.lkey = sf->pd->local_dma_lkey,
+		};
+		wr[i].wr = (struct ib_send_wr){
+			.wr_id = i, .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+			.next = i < 7 ? &wr[i + 1].wr : NULL,
+		};
+		wr[i].remote_addr = (uintptr_t)sf->buf[1] + i * piece;
+		wr[i].rkey = sf->pd->unsafe_global_rkey;
+	}
+	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &wr[0].wr, NULL), 0);
+	for (i = 0; i < 8; i++) {
+		KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+	}
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], 8 * piece);
+	KUNIT_EXPECT_TRUE(test, ord_idle(sf->end[0].stream));
+	KUNIT_EXPECT_EQ(test, sf->end[0].stream->ord_get, 6U);
+}
+
+static int sp_init_reads3(struct kunit *test)
+{
+	return sp_init_reads(test, 3);
+}
+
+static struct kunit_case stream_reads3_cases[] = {
+	KUNIT_CASE(stream_reads_wrap),
+	{}
+};
+
+static struct kunit_suite stream_reads3_suite = {
+	.name = "sw_ddp_stream_reads3",
+	.init = sp_init_reads3,
+	.exit = sp_exit,
+	.test_cases = stream_reads3_cases,
+};
+
+kunit_test_suites(&stream_test_suite, &stream_reads3_suite);

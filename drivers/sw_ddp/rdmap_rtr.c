@@ -26,7 +26,7 @@ static void rdmap_rtr_read(struct sw_ddp_stream *s,
 	struct sw_ddp_read *rd;
 
 	spin_lock_bh(&s->lock);
-	rd = &s->ord_q[s->ord_put % s->ord];
+	rd = sw_ddp_ord_slot(s, s->ord_put);
 	*rd = (struct sw_ddp_read){
 		.req = {
 			.sink_stag = RDMAP_RTR_STAG,

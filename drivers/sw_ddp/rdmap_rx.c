@@ -86,7 +86,7 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s)
 		return rdmap_src_err(e);
 
 	spin_lock_bh(&s->lock);
-	rd = &s->ird_q[s->ird_put % s->ird];
+	rd = sw_ddp_ird_slot(s, s->ird_put);
 	*rd = (struct sw_ddp_read){ .req = req, .mr = mr };
 	s->ird_put++;
 	spin_unlock_bh(&s->lock);
@@ -102,7 +102,7 @@ static struct sw_ddp_read *rdmap_rx_ord_head(struct sw_ddp_stream *s)
 
 	spin_lock_bh(&s->lock);
 	if (s->ord_put != s->ord_get)
-		rd = &s->ord_q[s->ord_get % s->ord];
+		rd = sw_ddp_ord_slot(s, s->ord_get);
 	spin_unlock_bh(&s->lock);
 	return rd;
 }

@@ -124,7 +124,7 @@ static bool rdmap_tx_read_resp(struct sw_ddp_stream *s)
 	spin_lock_bh(&s->lock);
 	if (s->ird_put != s->ird_get) {
 		get = s->ird_get;
-		rd = s->ird_q[get % s->ird];
+		rd = *sw_ddp_ird_slot(s, get);
 		found = true;
 	}
 	spin_unlock_bh(&s->lock);
@@ -223,7 +223,7 @@ static enum ib_wc_status rdmap_tx_read(struct sw_ddp_stream *s,
 		sw_ddp_mem_put(mr);	/* checked again as responses land */
 
 	spin_lock_bh(&s->lock);
-	rd = &s->ord_q[s->ord_put % s->ord];
+	rd = sw_ddp_ord_slot(s, s->ord_put);
 	*rd = (struct sw_ddp_read){
 		.req = {
 			.sink_stag = len ? sqe->sge[0].lkey : 0,
@@ -595,9 +595,9 @@ static bool rdmap_tx_read_resp_now_ok(struct sw_ddp_stream *s,
 	spin_lock_bh(&s->lock);
 	ok = !rdmap_tx_failed_locked(s) && !s->rtr_send &&
 	     s->ird_put - s->ird_get == 1 &&
-	     s->ird_q[s->ird_get % s->ird].req.size <= RDMAP_TX_NOW_MAX;
+	     sw_ddp_ird_slot(s, s->ird_get)->req.size <= RDMAP_TX_NOW_MAX;
 	if (ok)
-		*rd = s->ird_q[s->ird_get % s->ird];
+		*rd = *sw_ddp_ird_slot(s, s->ird_get);
 	spin_unlock_bh(&s->lock);
 	return ok;
 }
@@ -657,7 +657,7 @@ void rdmap_tx_flush(struct sw_ddp_stream *s)
 		sw_ddp_sq_complete(s->qp, s->held_seq, 0, IB_WC_WR_FLUSH_ERR);
 	s->holding = false;
 	while (s->ord_get != s->ord_put) {
-		const struct sw_ddp_read *rd = &s->ord_q[s->ord_get % s->ord];
+		const struct sw_ddp_read *rd = sw_ddp_ord_slot(s, s->ord_get);
 
 		if (!rd->rtr)
 			sw_ddp_sq_complete(s->qp, rd->sq_seq, 0,
@@ -665,7 +665,7 @@ void rdmap_tx_flush(struct sw_ddp_stream *s)
 		s->ord_get++;
 	}
 	while (s->ird_get != s->ird_put) {
-		struct sw_ddp_mr *mr = s->ird_q[s->ird_get % s->ird].mr;
+		struct sw_ddp_mr *mr = sw_ddp_ird_slot(s, s->ird_get)->mr;
 
 		if (mr)
 			sw_ddp_mem_put(mr);

@@ -3,6 +3,7 @@
  * A QP's data path over one LLP endpoint: creation when the connection is
  * established, the transmit kick, failure, and teardown.
  */
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -54,8 +55,10 @@ struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 	 */
 	s->max_bv = DIV_ROUND_UP(U16_MAX, PAGE_SIZE) + SIW_MAX_SGE + 1;
 	s->bv = kcalloc(s->max_bv, sizeof(*s->bv), GFP_KERNEL);
-	s->ord_q = kcalloc(s->ord, sizeof(*s->ord_q), GFP_KERNEL);
-	s->ird_q = kcalloc(s->ird, sizeof(*s->ird_q), GFP_KERNEL);
+	s->ord_mask = roundup_pow_of_two(s->ord) - 1;
+	s->ird_mask = roundup_pow_of_two(s->ird) - 1;
+	s->ord_q = kcalloc(s->ord_mask + 1, sizeof(*s->ord_q), GFP_KERNEL);
+	s->ird_q = kcalloc(s->ird_mask + 1, sizeof(*s->ird_q), GFP_KERNEL);
 	s->inline_page = alloc_page(GFP_KERNEL);
 	if (!s->bv || !s->ord_q || !s->ird_q || !s->inline_page) {
 		sw_ddp_stream_destroy(s);

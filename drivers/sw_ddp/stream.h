@@ -67,7 +67,7 @@ struct sw_ddp_stream {
 	struct sw_ddp_qp *qp;
 	struct sw_ddp_dev *sdev;
 	struct sw_ddp_llp *llp;
-	u8 ord, ird;			/* the rings' sizes: at least one */
+	u8 ord, ird;			/* Reads outstanding: at least one */
 	u8 ord_neg, ird_neg;		/* as negotiated: may be zero */
 
 	/* Receive side; only the LLP's receive context touches it. */
@@ -82,11 +82,12 @@ struct sw_ddp_stream {
 	unsigned long tx_busy;		/* bit 0: the engine is running */
 	spinlock_t lock;		/* read queues, term, dead, rtr_wait */
 	u32 msn_tx[RDMAP_QN_COUNT];
-	struct sw_ddp_read *ord_q;	/* ring of ord entries */
+	struct sw_ddp_read *ord_q;	/* ring: sw_ddp_ord_slot() */
 	u32 ord_put, ord_get;
 	bool ord_wait;			/* an SQE waits for ord_get to move */
-	struct sw_ddp_read *ird_q;	/* ring of ird entries */
+	struct sw_ddp_read *ird_q;	/* ring: sw_ddp_ird_slot() */
 	u32 ird_put, ird_get;
+	u16 ord_mask, ird_mask;		/* the rings' sizes, less one */
 	struct sw_ddp_term_err term;	/* first error: a Terminate to send */
 	u8 term_hdr[DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN];
 	u32 term_hdr_len, term_seg_len;
@@ -102,6 +103,23 @@ struct sw_ddp_stream {
 	enum sw_ddp_rtr rtr_send;	/* RFC 6581: ours to send first */
 	enum sw_ddp_rtr rtr_wait;	/* RFC 6581: to take first; lock */
 };
+
+/*
+ * The Read rings' slots.  Their counters run on through 2^32, so each
+ * ring has a power of two entries, which divides that: a count keeps its
+ * slot across the wrap (with three, 0xffffffff and 0 would share one).
+ */
+static inline struct sw_ddp_read *
+sw_ddp_ord_slot(struct sw_ddp_stream *s, u32 n)
+{
+	return &s->ord_q[n & s->ord_mask];
+}
+
+static inline struct sw_ddp_read *
+sw_ddp_ird_slot(struct sw_ddp_stream *s, u32 n)
+{
+	return &s->ird_q[n & s->ird_mask];
+}
 
 struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 					   struct sw_ddp_llp *llp, u8 ord,
