@@ -58,7 +58,7 @@
 #define MAGIC		0x494e5447u	/* "INTG" */
 #define GAP		64u		/* least guard between two regions */
 #define SGE_GAP		100u		/* between one Write's source SGEs */
-#define MAX_SGE		3
+#define MAX_SGE		6		/* siw's and libsiw's SIW_MAX_SGE */
 #define RECV_LEN	65536u		/* each of the server's receives */
 #define NRECV		16
 #define CTRL_NRECV	4
@@ -78,6 +78,7 @@ struct region {
 	enum src_mode mode;
 	uint32_t src_mis;	/* FIXED: where in its slot the source starts */
 	int nsge;		/* the Write gathers this many SGEs */
+	uint32_t sge_gap;	/* between its source SGEs, if not SGE_GAP */
 	/* set by layout_init() */
 	uint32_t dst;		/* offset in the server's MR */
 	uint32_t slot;		/* source slot in the client's buffer */
@@ -85,11 +86,17 @@ struct region {
 
 #define REG(l, dm, m, sm, n) \
 	{ .len = (l), .dst_mis = (dm), .mode = (m), .src_mis = (sm), .nsge = (n) }
+#define REG_GAP(l, dm, m, sm, n, g) \
+	{ .len = (l), .dst_mis = (dm), .mode = (m), .src_mis = (sm), \
+	  .nsge = (n), .sge_gap = (g) }
 
 /*
  * Sixteen 64 KiB regions, then odd sizes: a page, a page and a byte,
  * 64 KiB less one, 1 MiB, misaligned on both sides, a three-SGE gather,
- * and two below a page (copied, not sent by reference).
+ * two below a page (copied, not sent by reference), and a six-SGE gather
+ * whose SGEs each cover a part of four pages of their own (10000 octets
+ * from offset 3000 in a page): 24 pieces of one 60000-octet segment where
+ * the MTU allows one (65000 in make check).
  */
 static struct region regions[] = {
 	REG(65536, 0, ALIGNED, 0, 1),	 REG(65536, 0, WANDER, 0, 1),
@@ -104,6 +111,7 @@ static struct region regions[] = {
 	REG(65535, 7, FIXED, 1, 1),	 REG(1 << 20, 0, ALIGNED, 0, 1),
 	REG(8191, 123, FIXED, 3001, 1),	 REG(30000, 0, WANDER, 0, 3),
 	REG(4095, 0, WANDER, 0, 1),	 REG(1, 77, WANDER, 0, 1),
+	REG_GAP(60000, 0, FIXED, 3000, 6, 3 * PAGE - 10000),
 };
 
 #define NREG	ARRAY_SIZE(regions)
@@ -317,6 +325,11 @@ static uint32_t round_up(uint32_t x, uint32_t to)
 	return (x + to - 1) / to * to;
 }
 
+static uint32_t region_gap(const struct region *r)
+{
+	return r->sge_gap ? r->sge_gap : SGE_GAP;
+}
+
 /*
  * The regions in table order, guard bytes around each: a half of the
  * server's MR.  Round N writes half N % 2 and reads the other back.
@@ -331,7 +344,8 @@ static void layout_init(void)
 		r->dst = dst + r->dst_mis;
 		dst = round_up(r->dst + r->len + GAP, PAGE);
 		r->slot = slot;
-		slot += round_up(r->len + MAX_SGE * SGE_GAP + PAGE, PAGE);
+		slot += round_up(r->len + r->nsge * region_gap(r) + PAGE,
+				 PAGE);
 	}
 	half_len = dst + PAGE;
 	mr_len = 2 * half_len;
@@ -387,7 +401,7 @@ static void region_sge(uint32_t i, int round, int k, uint32_t *src,
 	*at = piece * k;
 	*len = k == r->nsge - 1 ? r->len - *at : piece;
 	*src = r->slot + src_shift(r->mode, r->src_mis, round, i) + *at +
-	       k * SGE_GAP;
+	       k * region_gap(r);
 }
 
 /* Source offset of byte @k of region @i in round @round. */

@@ -5,6 +5,7 @@
  */
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -49,11 +50,14 @@ struct sw_ddp_stream *sw_ddp_stream_create(struct sw_ddp_qp *qp,
 	INIT_WORK(&s->tx_work, rdmap_tx_work);
 
 	/*
-	 * A segment's payload spans at most this many pages: the LLP's
-	 * maximum segment changes with the path (MSS), but never exceeds
-	 * what a 16-bit ULPDU_Length (MPA) or SCTP chunk can carry.
+	 * A segment's payload is cut at every page, or fast-register block
+	 * (never below 4 KiB), of each SGE it takes from.  The LLP's maximum
+	 * segment changes with the path (MSS), but never exceeds what a
+	 * 16-bit ULPDU_Length (MPA) or SCTP chunk can carry; each SGE may
+	 * begin and end inside blocks of its own, two more than its octets
+	 * fill.
 	 */
-	s->max_bv = DIV_ROUND_UP(U16_MAX, PAGE_SIZE) + SIW_MAX_SGE + 1;
+	s->max_bv = DIV_ROUND_UP(U16_MAX, SZ_4K) + 2 * SIW_MAX_SGE;
 	s->bv = kcalloc(s->max_bv, sizeof(*s->bv), GFP_KERNEL);
 	s->ord_mask = roundup_pow_of_two(s->ord) - 1;
 	s->ird_mask = roundup_pow_of_two(s->ird) - 1;
