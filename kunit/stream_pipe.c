@@ -154,6 +154,11 @@ static struct ib_qp *stream_qp(struct kunit *test, struct stream_fx *sf,
 	struct ib_qp *qp;
 
 	qf_init_attr(test, &attr, sf->cq[i], 16, 16);
+	if (i == 1 && sf->srq) {
+		attr.srq = sf->srq;
+		attr.cap.max_recv_wr = 0;
+		attr.cap.max_recv_sge = 0;
+	}
 	qp = ib_create_qp(sf->pd, &attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
 	return qp;
@@ -211,6 +216,10 @@ void sp_exit(struct kunit *test)
 		}
 		mpa_tx_fini(&e->tx);
 	}
+	if (sf && sf->srq)
+		ib_destroy_srq(sf->srq);
+	if (sf && sf->srq_pd)
+		ib_dealloc_pd(sf->srq_pd);
 	for (i = 0; sf && i < SP_MRS; i++)
 		if (sf->mr[i])
 			ib_dereg_mr(sf->mr[i]);
@@ -220,12 +229,34 @@ void sp_exit(struct kunit *test)
 	qf_exit(test);
 }
 
+/* End 1's SRQ, on a PD of its own. */
+static int sp_srq(struct stream_fx *sf)
+{
+	struct ib_srq_init_attr attr = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq *srq;
+	struct ib_pd *pd;
+
+	pd = ib_alloc_pd(sf->pd->device, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	sf->srq_pd = pd;
+	srq = ib_create_srq(pd, &attr);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	sf->srq = srq;
+	return 0;
+}
+
 /*
  * The two ends connected: their PD made with @pd_flags, @rc's RTR if not
- * NULL, and IRD and ORD @reads at both ends.
+ * NULL, IRD and ORD @reads at both ends, and, if @srq, end 1's receives
+ * from an SRQ on a PD of its own.
  */
 static int sp_setup(struct kunit *test, int pd_flags,
-		    const struct rtr_case *rc, u8 reads)
+		    const struct rtr_case *rc, u8 reads, bool srq)
 {
 	struct stream_fx *sf;
 	int err, i;
@@ -243,6 +274,11 @@ static int sp_setup(struct kunit *test, int pd_flags,
 		if (!sf->buf[i])
 			return -ENOMEM;
 	}
+	if (srq) {
+		err = sp_srq(sf);
+		if (err)
+			return err;
+	}
 	stream_connect(test, sf, 0, rc, reads);
 	stream_connect(test, sf, 1, rc, reads);
 	return 0;
@@ -251,13 +287,19 @@ static int sp_setup(struct kunit *test, int pd_flags,
 /* The two ends connected, on a PD made with @pd_flags; @rc may be NULL. */
 int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc)
 {
-	return sp_setup(test, pd_flags, rc, 4);
+	return sp_setup(test, pd_flags, rc, 4, false);
 }
 
 /* As sp_init(), without an RTR, and IRD and ORD @reads at both ends. */
 int sp_init_reads(struct kunit *test, u8 reads)
 {
-	return sp_setup(test, IB_PD_UNSAFE_GLOBAL_RKEY, NULL, reads);
+	return sp_setup(test, IB_PD_UNSAFE_GLOBAL_RKEY, NULL, reads, false);
+}
+
+/* As sp_init(), without an RTR; end 1 receives from an SRQ on its own PD. */
+int sp_init_srq(struct kunit *test)
+{
+	return sp_setup(test, IB_PD_UNSAFE_GLOBAL_RKEY, NULL, 4, true);
 }
 
 /*

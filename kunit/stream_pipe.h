@@ -64,6 +64,8 @@ struct stream_fx {
 	struct pipe_end end[2];
 	u8 *buf[2];
 	struct ib_mr *mr[SP_MRS];	/* a case's, freed before the PD */
+	struct ib_pd *srq_pd;		/* sp_init_srq(): end 1's SRQ's */
+	struct ib_srq *srq;
 };
 
 /* RFC 6581: the RTR end 0 sends first, the one end 1 waits for. */
@@ -75,6 +77,7 @@ struct rtr_case {
 int sp_init(struct kunit *test);
 int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc);
 int sp_init_reads(struct kunit *test, u8 reads);
+int sp_init_srq(struct kunit *test);
 void sp_exit(struct kunit *test);
 struct stream_fx *sp_fx(struct kunit *test);
 

@@ -1232,4 +1232,66 @@ static struct kunit_suite stream_reads3_suite = {
 	.test_cases = stream_reads3_cases,
 };
 
-kunit_test_suites(&stream_test_suite, &stream_reads3_suite);
+/* One receive of 64 octets on end 1's SRQ, its SGE's lkey @lkey. */
+static void post_srq_recv(struct kunit *test, struct stream_fx *sf, u32 lkey)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)sf->buf[1], .length = 64, .lkey = lkey,
+	};
+	struct ib_recv_wr wr = { .wr_id = 8, .sg_list = &sge, .num_sge = 1 };
+
+	KUNIT_ASSERT_EQ(test, ib_post_srq_recv(sf->srq, &wr, NULL), 0);
+}
+
+/*
+ * An SRQ may have a PD other than its QPs'; the receives it holds are
+ * its own, checked against its PD (as siw checks them).  A Send lands in
+ * one whose SGE is of the SRQ's PD...
+ */
+static void stream_srq_own_pd(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_wc wc;
+
+	qf_fill(sf->buf[0], 10, 2);
+	post_srq_recv(test, sf, sf->srq_pd->local_dma_lkey);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 8ULL);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 10);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], 10);
+}
+
+/* ...and not in one whose SGE is of the QP's PD, not the SRQ's. */
+static void stream_srq_qp_pd(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_wc wc;
+
+	memset(sf->buf[1], 0, 64);
+	post_srq_recv(test, sf, sf->pd->local_dma_lkey);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(sf->end[1].stream->term));
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, 64));
+	KUNIT_EXPECT_FALSE(test, qf_poll_one(sf->cq[1], &wc) &&
+			   wc.status == IB_WC_SUCCESS);
+}
+
+static struct kunit_case stream_srq_cases[] = {
+	KUNIT_CASE(stream_srq_own_pd),
+	KUNIT_CASE(stream_srq_qp_pd),
+	{}
+};
+
+static struct kunit_suite stream_srq_suite = {
+	.name = "sw_ddp_stream_srq",
+	.init = sp_init_srq,
+	.exit = sp_exit,
+	.test_cases = stream_srq_cases,
+};
+
+kunit_test_suites(&stream_test_suite, &stream_reads3_suite,
+		  &stream_srq_suite);

@@ -36,6 +36,17 @@ static unsigned int ddp_rx_hdr_len(void *upper, const u8 *ctrl)
 	return DDP_UNTAGGED_HDR_LEN;
 }
 
+/*
+ * The PD a receive's SGEs are checked against: an SRQ's own, which need
+ * not be its QP's, for the RQEs it holds (as siw checks them).
+ */
+static struct ib_pd *ddp_rx_rqe_pd(struct sw_ddp_stream *s)
+{
+	struct ib_qp *qp = &s->qp->base;
+
+	return qp->srq ? qp->srq->pd : qp->pd;
+}
+
 /* Queue 0: the message's RQE, taken when its first segment arrives. */
 static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 {
@@ -53,7 +64,7 @@ static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 	m->len = 0;
 	m->buf_len = sw_ddp_sge_from_siw(m->rqe.sge, m->rqe.num_sge, m->sge);
 	/* So is a receive buffer we cannot use. */
-	if (sw_ddp_mem_get_sgl(s->sdev, s->qp->base.pd, m->sge,
+	if (sw_ddp_mem_get_sgl(s->sdev, ddp_rx_rqe_pd(s), m->sge,
 			       m->rqe.num_sge, IB_ACCESS_LOCAL_WRITE, m->mr,
 			       &bad))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
@@ -257,9 +268,10 @@ static struct sw_ddp_term_err ddp_rx_place_untagged(struct sw_ddp_stream *s,
 {
 	struct sw_ddp_rx_send *m = &s->send;
 
-	if (sw_ddp_mem_sgl_walk(m->sge, m->mr, m->rqe.num_sge, s->qp->base.pd,
-				IB_ACCESS_LOCAL_WRITE, s->seg.mo + s->seg.done,
-				len, ddp_rx_place_bvec, src))
+	if (sw_ddp_mem_sgl_walk(m->sge, m->mr, m->rqe.num_sge,
+				ddp_rx_rqe_pd(s), IB_ACCESS_LOCAL_WRITE,
+				s->seg.mo + s->seg.done, len, ddp_rx_place_bvec,
+				src))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	return SW_DDP_TERM_OK;
 }
