@@ -1030,6 +1030,43 @@ static void cm_test_term_insufficient_ird(struct kunit *test)
 			    MPA_ERR_INSUFFICIENT_IRD);
 }
 
+/*
+ * The responder's Reply and its FIN both reach the initiator's socket
+ * while it is owned (held here with lock_sock()): releasing it runs
+ * data_ready and state_change back to back, so the endpoint's work most
+ * likely runs once for both.  The connection is established, and then
+ * closed by the peer: the owner hears both.
+ */
+static void cm_test_reply_then_fin(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct socket *conn = raw_serve_offer(test, &cfg_v2, CM_TIMEOUT);
+	u8 frame[sizeof(struct mpa_rr_hdr) + 4];
+	struct kvec iov = { .iov_base = frame };
+	struct msghdr msg = {};
+	struct sock *sk;
+	int len;
+
+	len = mpa_rr_build(frame, sizeof(frame), &rep_v2, true);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iov.iov_len = len;
+	sw_ddp_tcp_lock(t->conn);
+	sk = t->conn->sock->sk;
+	sock_hold(sk);
+	sw_ddp_tcp_unlock(t->conn);
+	lock_sock(sk);
+	KUNIT_EXPECT_EQ(test, len, kernel_sendmsg(conn, &msg, &iov, 1, len));
+	kernel_sock_shutdown(conn, SHUT_WR);
+	msleep(200);		/* both in the socket's backlog */
+	release_sock(sk);
+	sock_put(sk);
+	cm_wait(test, &t->act.conn_done);
+	KUNIT_EXPECT_EQ(test, 0, t->act.status);
+	cm_wait(test, &t->act.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_FIN, t->act.why);
+	sock_release(conn);
+}
+
 static void cm_test_bad_reply(struct kunit *test)
 {
 	struct cm_test *t = test->priv;
@@ -1110,6 +1147,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_listener_gone),
 	KUNIT_CASE(cm_test_request_refused),
 	KUNIT_CASE(cm_test_bad_reply),
+	KUNIT_CASE(cm_test_reply_then_fin),
 	KUNIT_CASE(cm_test_term_no_matching_rtr),
 	KUNIT_CASE(cm_test_term_p2p_refused),
 	KUNIT_CASE(cm_test_term_insufficient_ird),

@@ -559,8 +559,16 @@ static void tcp_ep_got_reply(struct sw_ddp_tcp_ep *ep)
 	/* RFC 6581 §9.2: the data path sends the RTR before anything else */
 	ep->llp.rtr_send = ep->conn.rtr_send ? ep->conn.rtr : SW_DDP_RTR_NONE;
 	ep->state = SW_DDP_TCP_RDMA;
-	if (ep->ops->connected(ep, 0))
+	if (ep->ops->connected(ep, 0)) {
 		tcp_ep_shut(ep, true);
+		return;
+	}
+	/*
+	 * A peer gone right after its Reply: that state change may have
+	 * been this run's, taken before it was in RDMA mode to act on it.
+	 */
+	set_bit(SW_DDP_TCP_EV_STATE, &ep->events);
+	tcp_ep_kick(ep, 0);
 }
 
 static void tcp_ep_await_rep(struct sw_ddp_tcp_ep *ep)
