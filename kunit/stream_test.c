@@ -350,6 +350,32 @@ static bool ord_idle(struct sw_ddp_stream *s)
 }
 
 /*
+ * @n signalled Reads chained, wr_id i bringing piece i (@piece octets)
+ * of end 1's buffer to the same place in end 0's.
+ */
+static void reads_chain(struct stream_fx *sf, struct ib_rdma_wr *wr,
+			struct ib_sge *sge, int n, u32 piece)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ib_sge){
+			.addr = (uintptr_t)sf->buf[0] + i * piece,
+			.length = piece,
+			.lkey = sf->pd->local_dma_lkey,
+		};
+		wr[i].wr = (struct ib_send_wr){
+			.wr_id = i, .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+			.next = i < n - 1 ? &wr[i + 1].wr : NULL,
+		};
+		wr[i].remote_addr = (uintptr_t)sf->buf[1] + i * piece;
+		wr[i].rkey = sf->pd->unsafe_global_rkey;
+	}
+}
+
+/*
  * More Reads than ORD (4 here), the eighth fenced, then a fenced Write
  * (IB_SEND_FENCE): the fifth Read waits for the first response, the
  * fenced ones for all before them; a completion wakes the engine only
@@ -366,21 +392,7 @@ static void stream_read_ord(struct kunit *test)
 
 	qf_fill(sf->buf[1], SP_BUF_LEN, 3);
 	memset(sf->buf[0], 0, SP_BUF_LEN);
-	for (i = 0; i < 9; i++) {
-		sge[i] = (struct ib_sge){
-			.addr = (uintptr_t)sf->buf[0] + i * piece,
-			.length = piece,
-			.lkey = sf->pd->local_dma_lkey,
-		};
-		wr[i].wr = (struct ib_send_wr){
-			.wr_id = i, .sg_list = &sge[i], .num_sge = 1,
-			.opcode = IB_WR_RDMA_READ,
-			.send_flags = IB_SEND_SIGNALED,
-			.next = i < 8 ? &wr[i + 1].wr : NULL,
-		};
-		wr[i].remote_addr = (uintptr_t)sf->buf[1] + i * piece;
-		wr[i].rkey = sf->pd->unsafe_global_rkey;
-	}
+	reads_chain(sf, wr, sge, 9, piece);
 	/* a fenced Read, then one Write back of the first piece */
 	wr[7].wr.send_flags |= IB_SEND_FENCE;
 	wr[8].wr.opcode = IB_WR_RDMA_WRITE;
@@ -601,6 +613,21 @@ static void inject_read_req(struct stream_fx *sf, u32 msn)
 	inject(&sf->end[0], &h, sizeof(h), req, sizeof(*req));
 }
 
+/* End 1 failed with @err, and its receive (wr_id 7) completed @status. */
+static void expect_recv_failed(struct kunit *test, struct stream_fx *sf,
+			       struct sw_ddp_term_err err,
+			       enum ib_wc_status status)
+{
+	struct ib_wc wc;
+
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(err),
+			sw_ddp_term_err_pack(sf->end[1].stream->term));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, status);
+}
+
 /* A Send of @len octets, then an empty last segment at MO @tail_mo. */
 static void inject_send_empty_tail(struct stream_fx *sf, u32 len, u32 tail_mo)
 {
@@ -636,15 +663,10 @@ static void stream_send_empty_tail(struct kunit *test)
 static void stream_send_empty_tail_past_end(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
 	inject_send_empty_tail(sf, 32, 0xfffffff0);
-	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
-	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_INVALID_MO),
-			sw_ddp_term_err_pack(sf->end[1].stream->term));
-	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_LEN_ERR);
+	expect_recv_failed(test, sf, DDP_ERR_UT_INVALID_MO, IB_WC_LOC_LEN_ERR);
 }
 
 /*
@@ -655,16 +677,10 @@ static void stream_send_empty_tail_past_end(struct kunit *test)
 static void stream_send_too_long(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 100, 0), 0);
-	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
-	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_TOO_LONG),
-			sw_ddp_term_err_pack(sf->end[1].stream->term));
-	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
-	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_LEN_ERR);
+	expect_recv_failed(test, sf, DDP_ERR_UT_TOO_LONG, IB_WC_LOC_LEN_ERR);
 }
 
 /*
@@ -677,16 +693,12 @@ static void stream_rqe_malformed(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
 	struct sw_ddp_rq *rq = &to_qp(sf->end[1].qp)->rq;
-	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
 	rq->ring[rq->get & (rq->num - 1)].num_sge = SIW_MAX_SGE + 1;
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
-	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
-	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_LOCAL_CATASTROPHIC),
-			sw_ddp_term_err_pack(sf->end[1].stream->term));
-	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	expect_recv_failed(test, sf, DDP_ERR_LOCAL_CATASTROPHIC,
+			   IB_WC_LOC_QP_OP_ERR);
 }
 
 /*
@@ -1189,21 +1201,7 @@ static void stream_reads_wrap(struct kunit *test)
 	reads_near_wrap(sf->end[1].stream);
 	qf_fill(sf->buf[1], SP_BUF_LEN, 6);
 	memset(sf->buf[0], 0, SP_BUF_LEN);
-	for (i = 0; i < 8; i++) {
-		sge[i] = (struct ib_sge){
-			.addr = (uintptr_t)sf->buf[0] + i * piece,
-			.length = piece,
-			.lkey = sf->pd->local_dma_lkey,
-		};
-		wr[i].wr = (struct ib_send_wr){
-			.wr_id = i, .sg_list = &sge[i], .num_sge = 1,
-			.opcode = IB_WR_RDMA_READ,
-			.send_flags = IB_SEND_SIGNALED,
-			.next = i < 7 ? &wr[i + 1].wr : NULL,
-		};
-		wr[i].remote_addr = (uintptr_t)sf->buf[1] + i * piece;
-		wr[i].rkey = sf->pd->unsafe_global_rkey;
-	}
+	reads_chain(sf, wr, sge, 8, piece);
 	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &wr[0].wr, NULL), 0);
 	for (i = 0; i < 8; i++) {
 		KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
