@@ -261,7 +261,7 @@ unsigned int fz_mutate(struct fz_end *fe, u8 *p, u32 *len)
 	if (fz_rand(rnd, 1000) >= fe->rate || !n)
 		return 1;
 	fe->spoilt++;
-	switch (fz_rand(rnd, 11)) {
+	switch (fz_rand(rnd, 12)) {
 	case 0:		/* the DDP or the RDMAP control octet */
 		p[fz_rand(rnd, min(n, 2U))] ^= 1 << fz_rand(rnd, 8);
 		break;
@@ -287,6 +287,12 @@ unsigned int fz_mutate(struct fz_end *fe, u8 *p, u32 *len)
 		break;
 	case 6:		/* left out, or sent twice */
 		return fz_rand(rnd, 2) ? 0 : 2;
+	case 7:		/* emptied, its MO about a receive's end (§5.4) */
+		if (n >= DDP_UNTAGGED_HDR_LEN && !ddp_ctrl_tagged(p[0])) {
+			fz_put(p, FZ_MO, fz_near(rnd, FZ_RECV_LEN));
+			*len = DDP_UNTAGGED_HDR_LEN;
+		}
+		break;
 	default:	/* the most of them: aimed */
 		fz_aim(fe->fz, rnd, p, n);
 		break;
@@ -410,7 +416,10 @@ static int fz_sends(const struct fz_end *fe)
 	return n;
 }
 
-/* Take what both CQs have; each work request completes once. */
+/*
+ * Take what both CQs have; each work request completes once, and a
+ * receive that completes well says no more arrived than it holds.
+ */
 static int fz_poll(struct kunit *test, struct fz *fz)
 {
 	struct ib_wc wc;
@@ -426,6 +435,11 @@ static int fz_poll(struct kunit *test, struct fz *fz)
 					       wc.wr_id);
 			fe->seen[wc.wr_id] = true;
 			fe->wc[wc.wr_id] = wc;
+			if (wc.wr_id >= FZ_OPS && wc.status == IB_WC_SUCCESS)
+				KUNIT_EXPECT_LE_MSG(test, wc.byte_len,
+						    FZ_RECV_LEN,
+						    "end %d: receive %llu", i,
+						    wc.wr_id - FZ_OPS);
 			n++;
 		}
 	}
