@@ -195,6 +195,45 @@ static void idle_error_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qf_state(test, qp), IB_QPS_INIT);
 }
 
+/*
+ * A failure is its connection's: one whose work runs after the consumer
+ * has reset the QP leaves the QP, and the failures after it, alone.
+ */
+static void fatal_then_reset(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *ibqp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *qp = to_qp(ibqp);
+	struct ib_qp_attr attr = {};
+
+	/* It fails; the consumer moves it to ERROR and back first. */
+	mutex_lock(&qp->state_mutex);
+	sw_ddp_qp_fatal(qp);
+	attr.qp_state = IB_QPS_ERR;
+	KUNIT_EXPECT_EQ(test, sw_ddp_qp_modify_locked(qp, &attr,
+						      IB_QP_STATE), 0);
+	attr.qp_state = IB_QPS_RESET;
+	KUNIT_EXPECT_EQ(test, sw_ddp_qp_modify_locked(qp, &attr,
+						      IB_QP_STATE), 0);
+	mutex_unlock(&qp->state_mutex);
+	flush_work(&qp->fatal_work);
+	KUNIT_EXPECT_EQ(test, qf_state(test, ibqp), IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_QP_FATAL), 0);
+
+	/* It owes no event for the failure before the reset. */
+	KUNIT_ASSERT_EQ(test, qf_modify_state(ibqp, IB_QPS_ERR), 0);
+	sw_ddp_qp_fatal(qp);
+	flush_work(&qp->fatal_work);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_QP_FATAL), 0);
+
+	/* A failure after the reset is the new connection's. */
+	KUNIT_ASSERT_EQ(test, qf_modify_state(ibqp, IB_QPS_RESET), 0);
+	sw_ddp_qp_fatal(qp);
+	flush_work(&qp->fatal_work);
+	KUNIT_EXPECT_EQ(test, qf_state(test, ibqp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, qf_events(test, IB_EVENT_QP_FATAL), 1);
+}
+
 static void error_flushes_receives_in_order(struct kunit *test)
 {
 	struct ib_cq *cq = qf_cq(test, 8);
@@ -895,6 +934,7 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(modify_refuses_illegal),
 	KUNIT_CASE(modify_all_or_nothing),
 	KUNIT_CASE(idle_error_idle),
+	KUNIT_CASE(fatal_then_reset),
 	KUNIT_CASE(error_flushes_receives_in_order),
 	KUNIT_CASE(error_flushes_queued_sends),
 	KUNIT_CASE(post_in_error_flushes_at_once),

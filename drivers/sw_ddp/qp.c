@@ -163,6 +163,14 @@ static void qp_set_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
 		sw_ddp_sq_flush(qp);
 		sw_ddp_rq_flush(qp);
 	}
+	/*
+	 * A reset ends the QP's last connection, and with it any failure
+	 * of that connection still on its way to qp_fatal_work().
+	 */
+	if (from == SW_DDP_QPS_ERROR && to == SW_DDP_QPS_IDLE) {
+		WRITE_ONCE(qp->epoch, qp->epoch + 1);
+		WRITE_ONCE(qp->fatal_owed, false);
+	}
 	/* IB: no more of the SRQ's WQEs will complete on this QP. */
 	if (to == SW_DDP_QPS_ERROR && from != to && qp->base.srq)
 		qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
@@ -254,6 +262,20 @@ static void qp_apply_modify(struct sw_ddp_qp *qp, const struct ib_qp_attr *attr,
 	qp_set_state(qp, iw_state[attr->qp_state]);
 }
 
+/* A modify, all of it or nothing, under state_mutex. */
+VISIBLE_IF_KUNIT int sw_ddp_qp_modify_locked(struct sw_ddp_qp *qp,
+					     struct ib_qp_attr *attr, int mask)
+{
+	int err;
+
+	lockdep_assert_held(&qp->state_mutex);
+	err = qp_check_modify(qp, attr, mask);
+	if (!err)
+		qp_apply_modify(qp, attr, mask);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_modify_locked);
+
 int sw_ddp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_udata *udata)
 {
@@ -261,9 +283,7 @@ int sw_ddp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	int err;
 
 	mutex_lock(&qp->state_mutex);
-	err = qp_check_modify(qp, attr, mask);
-	if (!err)
-		qp_apply_modify(qp, attr, mask);
+	err = sw_ddp_qp_modify_locked(qp, attr, mask);
 	mutex_unlock(&qp->state_mutex);
 	return err;
 }
@@ -273,6 +293,9 @@ static void qp_fatal_work(struct work_struct *work)
 	struct sw_ddp_qp *qp = container_of(work, struct sw_ddp_qp, fatal_work);
 
 	mutex_lock(&qp->state_mutex);
+	/* Failed before a reset: that connection is gone, this one is not. */
+	if (READ_ONCE(qp->fatal_epoch) != qp->epoch)
+		goto out;
 	if (qp->state != SW_DDP_QPS_ERROR) {
 		qp_set_state(qp, SW_DDP_QPS_ERROR);
 		WRITE_ONCE(qp->fatal_owed, true);
@@ -281,6 +304,7 @@ static void qp_fatal_work(struct work_struct *work)
 		WRITE_ONCE(qp->fatal_owed, false);
 		qp_event(qp, IB_EVENT_QP_FATAL);
 	}
+out:
 	mutex_unlock(&qp->state_mutex);
 	sw_ddp_qp_put(qp);
 }
@@ -310,13 +334,18 @@ void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
 	 * something else takes it there before this work runs.  Over SCTP
 	 * the session the engine just ended with its Terminate may detach
 	 * the QP first (RFC 5043 §6.2: our Terminate follows RDMAP's).
+	 * The epoch ties the failure to this connection: a consumer that
+	 * resets the QP before the work runs has a new one, which this
+	 * failure must not end.
 	 */
 	if (READ_ONCE(qp->state) != SW_DDP_QPS_ERROR)
 		WRITE_ONCE(qp->fatal_owed, true);
+	WRITE_ONCE(qp->fatal_epoch, READ_ONCE(qp->epoch));
 	sw_ddp_qp_get(qp);
 	if (!queue_work(system_wq, &qp->fatal_work))
 		sw_ddp_qp_put(qp);
 }
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_fatal);
 
 /**
  * sw_ddp_qp_llp_attach() - give an IDLE QP its established LLP stream

@@ -87,6 +87,8 @@ struct sw_ddp_qp {
 	struct completion released;
 	struct work_struct fatal_work;
 	bool fatal_owed;		/* its IB_EVENT_QP_FATAL not reported */
+	u32 epoch;			/* resets from ERROR; state_mutex */
+	u32 fatal_epoch;		/* the epoch the last failure was in */
 
 	struct mutex state_mutex;	/* serializes state changes */
 	enum sw_ddp_qp_state state;	/* READ_ONCE() outside state_mutex */
@@ -131,6 +133,10 @@ struct sw_ddp_qp *sw_ddp_qp_lookup(struct sw_ddp_dev *sdev, u32 qpn);
 void sw_ddp_qp_get(struct sw_ddp_qp *qp);
 void sw_ddp_qp_put(struct sw_ddp_qp *qp);
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp);
+#if IS_ENABLED(CONFIG_KUNIT)
+int sw_ddp_qp_modify_locked(struct sw_ddp_qp *qp, struct ib_qp_attr *attr,
+			    int mask);
+#endif
 void sw_ddp_qp_terminate(struct sw_ddp_qp *qp);
 
 /* qp.c, for the connection manager: the QP's LLP stream comes and goes */
