@@ -5,6 +5,7 @@
  * the CQ, the engine's consume/complete helpers, SRQs and the limit event.
  */
 #include <kunit/test.h>
+#include <linux/pid.h>
 
 #include "qp.h"
 #include "queue_fixture.h"
@@ -535,15 +536,29 @@ static void iw_lookup_and_refs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&to_qp(qp)->ref), 2);
 	ops->iw_rem_ref(qp);
 
-	found = sw_ddp_qp_lookup(fx_sdev(test), qpn);
+	/* The connection manager's lookup, counted */
+	found = sw_ddp_qp_get_named(fx_sdev(test), qpn);
 	KUNIT_EXPECT_PTR_EQ(test, found, to_qp(qp));
 	KUNIT_EXPECT_EQ(test, kref_read(&to_qp(qp)->ref), 2);
 	if (found)
 		sw_ddp_qp_put(found);
+	KUNIT_EXPECT_NULL(test, sw_ddp_qp_get_named(fx_sdev(test), qpn + 1));
+
+	/* by the same rule: another process's QP is not this one's */
+	to_qp(qp)->owner = find_get_pid(1);
+	KUNIT_ASSERT_NOT_NULL(test, to_qp(qp)->owner);
+	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(fx->ibdev, qpn));
+	found = sw_ddp_qp_get_named(fx_sdev(test), qpn);
+	KUNIT_EXPECT_NULL(test, found);
+	if (found)
+		sw_ddp_qp_put(found);
+	KUNIT_EXPECT_EQ(test, kref_read(&to_qp(qp)->ref), 1);
+	put_pid(to_qp(qp)->owner);
+	to_qp(qp)->owner = NULL;
 
 	qf_destroy_qp(test, qp);
 	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(fx->ibdev, qpn));
-	KUNIT_EXPECT_NULL(test, sw_ddp_qp_lookup(fx_sdev(test), qpn));
+	KUNIT_EXPECT_NULL(test, sw_ddp_qp_get_named(fx_sdev(test), qpn));
 }
 
 /* The engine finishes SQEs in any order; they complete in posting order. */

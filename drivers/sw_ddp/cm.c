@@ -63,10 +63,13 @@ static bool cm_is_sctp(struct ib_device *ibdev)
 	return to_sdev(ibdev)->llp == SW_DDP_LLP_SCTP;
 }
 
-/* The QP by number, counted (qp.c); iw_cm holds its own reference too. */
+/*
+ * The caller's QP by number, counted, by iw_get_qp's rule (qp.c); iw_cm
+ * holds its own reference too.
+ */
 static struct sw_ddp_qp *cm_qp_get(struct ib_device *ibdev, u32 qpn)
 {
-	return sw_ddp_qp_lookup(to_sdev(ibdev), qpn);
+	return sw_ddp_qp_get_named(to_sdev(ibdev), qpn);
 }
 
 static void cm_qp_put(struct sw_ddp_qp *qp)

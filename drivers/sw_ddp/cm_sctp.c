@@ -206,7 +206,7 @@ int sw_ddp_sctp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		return -ENOMEM;
 	cep->ird = param->ird;
 	cep->ord = param->ord;
-	cep->qp = sw_ddp_qp_lookup(to_sdev(id->device), param->qpn);
+	cep->qp = sw_ddp_qp_get_named(to_sdev(id->device), param->qpn);
 	if (!cep->qp) {
 		err = -EINVAL;
 		goto err_cep;
@@ -279,7 +279,7 @@ int sw_ddp_sctp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!err) {
 		cep->ird = param->ird;
 		cep->ord = param->ord;
-		cep->qp = sw_ddp_qp_lookup(to_sdev(id->device), param->qpn);
+		cep->qp = sw_ddp_qp_get_named(to_sdev(id->device), param->qpn);
 		if (!cep->qp)
 			err = -EINVAL;
 	}

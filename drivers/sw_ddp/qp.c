@@ -105,24 +105,6 @@ void sw_ddp_qp_put(struct sw_ddp_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_put);
 
-/*
- * The QP numbered @qpn, referenced, or NULL.  The table's own reference
- * lives as long as the entry, so one can be taken under the table lock.
- */
-struct sw_ddp_qp *sw_ddp_qp_lookup(struct sw_ddp_dev *sdev, u32 qpn)
-{
-	struct sw_ddp_qp *qp;
-	unsigned long flags;
-
-	xa_lock_irqsave(&sdev->qp_xa, flags);
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp)
-		sw_ddp_qp_get(qp);
-	xa_unlock_irqrestore(&sdev->qp_xa, flags);
-	return qp;
-}
-EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_lookup);
-
 static void qp_event(struct sw_ddp_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {
@@ -655,6 +637,14 @@ static bool iw_may_name(const struct sw_ddp_qp *qp)
 	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
 }
 
+/* The QP numbered @qpn if the caller may name it; the table's lock held. */
+static struct sw_ddp_qp *qp_find_named(struct sw_ddp_dev *sdev, u32 qpn)
+{
+	struct sw_ddp_qp *qp = xa_load(&sdev->qp_xa, qpn);
+
+	return qp && iw_may_name(qp) ? qp : NULL;
+}
+
 /*
  * Called under the iw_cm's spinlock, interrupts off; it then takes its
  * own reference with iw_add_ref() (sw_ddp_destroy_qp() says how that is
@@ -667,11 +657,37 @@ struct ib_qp *sw_ddp_iw_get_qp(struct ib_device *ibdev, int qpn)
 	unsigned long flags;
 
 	xa_lock_irqsave(&sdev->qp_xa, flags);
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && iw_may_name(qp))
+	qp = qp_find_named(sdev, qpn);
+	if (qp)
 		WRITE_ONCE(qp->iw_named, true);
-	else
-		qp = NULL;
 	xa_unlock_irqrestore(&sdev->qp_xa, flags);
 	return qp ? &qp->base : NULL;
 }
+
+/**
+ * sw_ddp_qp_get_named() - the QP a connection is for, referenced
+ * @sdev: the device
+ * @qpn: the number the caller gave
+ *
+ * iw_cm gives the connection manager the QP's number again (iw_connect,
+ * iw_accept), from the same caller's context, after sw_ddp_iw_get_qp()
+ * found it: the number is looked up again by the same rule, so one
+ * reused in between (a destroy and 2^24 creations) is not taken either.
+ * The table's reference lives as long as the entry, so one can be taken
+ * under the table's lock.
+ *
+ * Return: the QP, referenced, or NULL.
+ */
+struct sw_ddp_qp *sw_ddp_qp_get_named(struct sw_ddp_dev *sdev, u32 qpn)
+{
+	struct sw_ddp_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->qp_xa, flags);
+	qp = qp_find_named(sdev, qpn);
+	if (qp)
+		sw_ddp_qp_get(qp);
+	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	return qp;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_get_named);

@@ -129,7 +129,7 @@ static inline struct sw_ddp_cq *qp_rcq(struct sw_ddp_qp *qp)
 /* qp.c: device setup (main.c), lifetime and lookup */
 void sw_ddp_queues_init(struct sw_ddp_dev *sdev);
 void sw_ddp_queues_fini(struct sw_ddp_dev *sdev);
-struct sw_ddp_qp *sw_ddp_qp_lookup(struct sw_ddp_dev *sdev, u32 qpn);
+struct sw_ddp_qp *sw_ddp_qp_get_named(struct sw_ddp_dev *sdev, u32 qpn);
 void sw_ddp_qp_get(struct sw_ddp_qp *qp);
 void sw_ddp_qp_put(struct sw_ddp_qp *qp);
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp);
