@@ -873,6 +873,58 @@ static void sess_test_late_accept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, t->act[0].nconn);
 }
 
+/*
+ * §6.3: a Reject ends a session the active side abandoned.  Its
+ * Terminate waits until SCTP has the Initiate acknowledged (§6.6); a
+ * Reject that comes first is the peer's final chunk, after which we send
+ * nothing on the stream.  SCTP acknowledges an association's first DATA
+ * chunk at once, so the Initiate is a second session's, which the raw
+ * peer acknowledges late, with its Reject; the association's mutex,
+ * held from the abandon until the Reject is sent, keeps our Terminate
+ * waiting until the Reject is in.
+ */
+static void sess_test_abandoned_rejected(struct kunit *test)
+{
+	const struct sctp_ddp_session_ctrl reject = {
+		.func = cpu_to_be16(SCTP_DDP_FUNC_REJECT),	/* DDP-SSN 0 */
+	};
+	const struct sctp_sack_info sack = { .sack_delay = 500,
+					     .sack_freq = 8 };
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	u16 sid = raw_passive(test, SESS_TIMEOUT);
+	int sent = 0;
+	bool held;
+	u8 buf[8];
+	u32 ppid;
+
+	sent = t->raw->ops->setsockopt(t->raw, SOL_SCTP, SCTP_DELAYED_SACK,
+				       KERNEL_SOCKPTR((void *)&sack),
+				       sizeof(sack));
+	KUNIT_ASSERT_EQ(test, 0, sent);
+	sess_connect_to(test, 1, t->laddr.sin_port, "hi", SESS_TIMEOUT);
+	KUNIT_ASSERT_EQ(test, 6, sctp_raw_recv(t->raw, &sid, &ppid, buf,
+					       sizeof(buf), 0));
+	s = t->conn[1];
+	KUNIT_ASSERT_EQ(test, sid, s->sid);
+
+	sw_ddp_sctp_lock(s);
+	sw_ddp_sctp_close(s);
+	held = s->ctrl == SCTP_DDP_FUNC_TERMINATE;
+	if (held)
+		sent = sctp_raw_send(t->raw, sid, SCTP_DDP_PPID_SESSION_CTRL,
+				     &reject, sizeof(reject));
+	sw_ddp_sctp_unlock(s);
+	if (!held)
+		kunit_skip(test, "SCTP acknowledged the Initiate first");
+	KUNIT_ASSERT_EQ(test, (int)sizeof(reject), sent);
+	KUNIT_EXPECT_TRUE(test, sess_sid_given_back(s, SESS_WAIT));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, sctp_raw_recv(t->raw, &sid, &ppid, buf,
+						     sizeof(buf),
+						     MSG_DONTWAIT));
+	KUNIT_EXPECT_EQ(test, 0, t->act[1].nconn);	/* closed: no upcall */
+}
+
 /* The active side's §6.3 and §6.4 answers. */
 static void sess_test_terminate_answer(struct kunit *test)
 {
@@ -1156,6 +1208,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_assoc_lost),
 	KUNIT_CASE(sess_test_bad_answer),
 	KUNIT_CASE(sess_test_late_accept),
+	KUNIT_CASE(sess_test_abandoned_rejected),
 	KUNIT_CASE(sess_test_terminate_answer),
 	KUNIT_CASE(sess_test_oversized),
 	KUNIT_CASE_PARAM(sess_test_partial_ends, sess_partial_gen_params),

@@ -470,7 +470,16 @@ static int sess_late_answer(struct sw_ddp_sctp_session *s, u16 func)
 	}
 	s->rx_end = true;
 	s->tx_end = true;
-	return func == SCTP_DDP_FUNC_INITIATE ? -EPROTO : 0;
+	if (func == SCTP_DDP_FUNC_INITIATE)
+		return -EPROTO;
+	/*
+	 * §6.3: a Reject or Terminate answers the Initiate, our only
+	 * chunk, and is the peer's final one: a Terminate still waiting to
+	 * follow the Initiate (§6.6) is not sent.
+	 */
+	if (s->ctrl == SCTP_DDP_FUNC_TERMINATE)
+		s->ctrl = 0;
+	return 0;
 }
 
 static int sess_ctrl_rx(struct sw_ddp_sctp_session *s,
