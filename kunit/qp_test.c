@@ -635,6 +635,58 @@ static void sq_flush_taken_first(struct kunit *test)
  * SQEs are checked after they are copied out of the ring, as user space
  * may write anything there.  Stand in for libsiw by writing the ring.
  */
+/*
+ * The SQE the engine is sending is busy: its buffers may still be read,
+ * so a flush leaves its completion, and every later one, the drain's WR
+ * among them, to the engine.  One the engine released (a Read whose
+ * Request is out, an SQE that waits) is flushed at once, and not sent.
+ */
+static void sq_flush_leaves_busy(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *sqp = to_qp(qp);
+	struct siw_sqe sqe;
+	struct ib_wc wc[4];
+	u32 seq;
+
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 1, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 2, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), 0);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+	KUNIT_EXPECT_EQ(test, qf_post_send(qp, 3, IB_WR_SEND, 0), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_complete(sqp, seq, 8, IB_WC_SUCCESS),
+			0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 3);
+	expect_wc(test, &wc[0], 1, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[1], 2, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[2], 3, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+
+	/* released, then flushed: not to be sent */
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_RESET), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 4, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), 0);
+	sw_ddp_sq_release(sqp, seq);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 1);
+	expect_wc(test, &wc[0], 4, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_FALSE(test, sw_ddp_sq_claim(sqp, seq));
+
+	/* released and claimed again: busy, and flushed when released */
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_RESET), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 5, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), 0);
+	sw_ddp_sq_release(sqp, seq);
+	KUNIT_EXPECT_TRUE(test, sw_ddp_sq_claim(sqp, seq));
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+	sw_ddp_sq_release(sqp, seq);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 1);
+	expect_wc(test, &wc[0], 5, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+}
+
 static void sq_refuses_malformed_sqe(struct kunit *test)
 {
 	struct ib_cq *cq = qf_cq(test, 8);
@@ -962,6 +1014,7 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(iw_lookup_and_refs),
 	KUNIT_CASE(sq_completes_in_order),
 	KUNIT_CASE(sq_flush_taken_first),
+	KUNIT_CASE(sq_flush_leaves_busy),
 	KUNIT_CASE(sq_refuses_malformed_sqe),
 	KUNIT_CASE(sq_user_sqe_rules),
 	KUNIT_CASE(rq_get_and_complete),

@@ -41,6 +41,7 @@ struct sw_ddp_swqe {
 	u16 flags;
 	u8 opcode;
 	bool done;
+	bool flushed;		/* while the engine sent it: it completes it */
 };
 
 /*
@@ -59,6 +60,12 @@ struct sw_ddp_sq {
 	u32 put;
 	u32 next;
 	u32 get;
+	/*
+	 * The SQE the engine is sending, its buffers still being read: a
+	 * flush leaves its completion to the engine (sq.c).
+	 */
+	u32 busy_seq;
+	bool busy;
 	struct rdma_user_mmap_entry *umap;	/* user QPs */
 };
 
@@ -187,6 +194,8 @@ static inline bool sw_ddp_sqe_is_read(const struct siw_sqe *sqe)
 
 int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 		       enum ib_wc_status status);
+void sw_ddp_sq_release(struct sw_ddp_qp *qp, u32 seq);
+bool sw_ddp_sq_claim(struct sw_ddp_qp *qp, u32 seq);
 bool sw_ddp_sq_pending(struct sw_ddp_qp *qp);
 int sw_ddp_rq_get(struct sw_ddp_qp *qp, struct siw_rqe *rqe);
 int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc);

@@ -306,8 +306,11 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 	case SIW_OP_READ:
 	case SIW_OP_READ_LOCAL_INV:
 		status = rdmap_tx_read(s, sqe, seq);
-		if (status == IB_WC_SUCCESS)
-			return;		/* completes with its response */
+		if (status == IB_WC_SUCCESS) {
+			/* it completes with its Response */
+			sw_ddp_sq_release(s->qp, seq);
+			return;
+		}
 		break;
 	case SIW_OP_INVAL_STAG:
 	case SIW_OP_REG_MR:
@@ -337,7 +340,26 @@ static bool rdmap_tx_take_sqe(struct sw_ddp_stream *s)
 	if (err)
 		return false;
 	s->holding = true;
+	s->parked = false;
 	return true;
+}
+
+/*
+ * The held SQE waits: none of its buffers is read until it goes, so a
+ * flush meanwhile may complete it (sw_ddp_sq_release()).
+ */
+static void rdmap_tx_park(struct sw_ddp_stream *s)
+{
+	if (!s->parked)
+		sw_ddp_sq_release(s->qp, s->held_seq);
+	s->parked = true;
+}
+
+/* The held SQE goes now, unless a flush completed it while it waited. */
+static bool rdmap_tx_unpark(struct sw_ddp_stream *s)
+{
+	s->holding = false;
+	return !s->parked || sw_ddp_sq_claim(s->qp, s->held_seq);
 }
 
 /*
@@ -349,10 +371,11 @@ static bool rdmap_tx_next_sqe(struct sw_ddp_stream *s)
 {
 	if (!s->holding && !rdmap_tx_take_sqe(s))
 		return false;
-	if (rdmap_tx_must_wait(s, &s->held))
+	if (rdmap_tx_must_wait(s, &s->held)) {
+		rdmap_tx_park(s);
 		return false;
-	s->holding = false;
-	return true;
+	}
+	return rdmap_tx_unpark(s);
 }
 
 static bool rdmap_tx_failed_locked(struct sw_ddp_stream *s)
@@ -562,6 +585,7 @@ enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s)
 		case RDMAP_TX_INLINE_TO_WORK:
 			return RDMAP_TX_HERE;
 		case RDMAP_TX_INLINE_STOP:
+			rdmap_tx_park(s);
 			return RDMAP_TX_DONE;
 		case RDMAP_TX_INLINE_GO:
 			break;
@@ -572,7 +596,8 @@ enum rdmap_tx_rest rdmap_tx_inline(struct sw_ddp_stream *s)
 		if (len + RDMAP_TX_INLINE_SLACK > ddp_tx_room(s))
 			return RDMAP_TX_HERE;
 		/* only the engine, that is we, uses held */
-		s->holding = false;
+		if (!rdmap_tx_unpark(s))
+			return RDMAP_TX_DONE;	/* flushed while it waited */
 		rdmap_tx_sqe(s, &s->held, s->held_seq);
 	}
 	return RDMAP_TX_HERE;

@@ -15,6 +15,11 @@
  * SQE before checking it (user SQEs are hostile and may change under us),
  * and reports each outcome with sw_ddp_sq_complete(), in any order.  SQEs
  * complete, and free their slots, in posting order, as the verbs require.
+ * The SQE taken last is busy until the engine completes or releases it
+ * (a Read once its Request is out, an SQE that must wait): the engine may
+ * be reading its buffers, so a flush marks it and leaves its completion,
+ * and with it every later one, to the engine.  A consumer that drains the
+ * QP and frees its buffers then frees none the engine still sends from.
  *
  * Locking: sq->lock (IRQ-safe) covers the ring cursors and the taken
  * records (next is also read without it, by sq_idle()); CQEs are added
@@ -367,6 +372,7 @@ static int sq_take_locked(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
 	t->bytes = 0;
 	t->status = IB_WC_SUCCESS;
 	t->done = false;
+	t->flushed = false;
 	*seq = sq->next;
 	WRITE_ONCE(sq->next, *seq + 1);	/* sq_idle() reads it unlocked */
 
@@ -394,10 +400,14 @@ static void sq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
 	for (idx = sq->get; idx != sq->next; idx++) {
 		struct sw_ddp_swqe *t = sq_taken(sq, idx);
 
-		if (!t->done) {
-			t->status = IB_WC_WR_FLUSH_ERR;
-			t->done = true;
+		if (t->done)
+			continue;
+		if (sq->busy && idx == sq->busy_seq) {
+			t->flushed = true;	/* the engine completes it */
+			continue;
 		}
+		t->status = IB_WC_WR_FLUSH_ERR;
+		t->done = true;
 	}
 	sq_retire_locked(qp, notify);
 
@@ -454,6 +464,12 @@ static int sq_post_flush_locked(struct sw_ddp_qp *qp,
 	int err;
 
 	sq_flush_locked(qp, notify);
+	if (qp->sq.get != qp->sq.next) {
+		/* The engine still sends one: these complete after it. */
+		err = sq_post_locked(qp, wr);
+		sq_flush_locked(qp, notify);
+		return err;
+	}
 	for (; *wr; *wr = (*wr)->next) {
 		err = sqe_from_wr(qp, &sqe, *wr);
 		if (err)
@@ -528,6 +544,21 @@ int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
+/* Is the SQE at @seq taken and not yet retired? */
+static bool sq_outstanding(const struct sw_ddp_sq *sq, u32 seq)
+{
+	return seq - sq->get < sq->next - sq->get;
+}
+
+/* After a completion, outside sq->lock: the handler; a lost one fails. */
+static void sq_completed(struct sw_ddp_qp *qp, bool notify, int err)
+{
+	if (notify)
+		sw_ddp_cq_notify(qp_scq(qp));
+	if (err == -EOVERFLOW)
+		sw_ddp_qp_fatal(qp);
+}
+
 /**
  * sw_ddp_sq_next() - take the next SQE to transmit
  * @qp: the QP
@@ -537,7 +568,8 @@ int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * @seq: its sequence number, for sw_ddp_sq_complete()
  *
  * Any context.  SQEs are taken in posting order; a taken SQE keeps its
- * slot until it completes.
+ * slot until it completes, and is busy until the engine completes or
+ * releases it (sw_ddp_sq_release()).
  *
  * Return: 0; -ENOENT if no SQE is waiting; -EINVAL if the SQE was
  * malformed: it completes with IB_WC_LOC_QP_OP_ERR, and the caller (the
@@ -553,8 +585,12 @@ int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 		return -ENOENT;
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	err = sq_take_locked(qp, sqe, seq);
-	if (err == -EINVAL)
+	if (!err) {
+		qp->sq.busy = true;
+		qp->sq.busy_seq = *seq;
+	} else if (err == -EINVAL) {
 		sq_retire_locked(qp, &notify);
+	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	if (notify)
@@ -576,7 +612,8 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_next);
  * Terminate message (RFC 5040, "Terminate Header").
  *
  * Return: 0; -ECANCELED if the SQE was flushed meanwhile (the QP went to
- * ERROR); -EOVERFLOW if the send CQ overflowed: the QP goes to ERROR.
+ * ERROR; a busy one completes now, flushed); -EOVERFLOW if the send CQ
+ * overflowed: the QP goes to ERROR.
  */
 int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 		       enum ib_wc_status status)
@@ -587,25 +624,82 @@ int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 	int err;
 
 	spin_lock_irqsave(&sq->lock, flags);
-	if (seq - sq->get >= sq->next - sq->get) {
+	if (sq->busy && sq->busy_seq == seq)
+		sq->busy = false;
+	if (!sq_outstanding(sq, seq)) {
 		err = -ECANCELED;
 	} else {
 		struct sw_ddp_swqe *t = sq_taken(sq, seq);
 
 		t->bytes = bytes;
-		t->status = status;
+		t->status = t->flushed ? IB_WC_WR_FLUSH_ERR : status;
 		t->done = true;
 		err = sq_retire_locked(qp, &notify);
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
-	if (notify)
-		sw_ddp_cq_notify(qp_scq(qp));
-	if (err == -EOVERFLOW)
-		sw_ddp_qp_fatal(qp);
+	sq_completed(qp, notify, err);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_complete);
+
+/**
+ * sw_ddp_sq_release() - the engine reads no more of a busy SQE's buffers
+ * @qp: the QP
+ * @seq: the SQE's sequence number
+ *
+ * A Read whose Request went out (it completes with its Response), or an
+ * SQE that must wait (sw_ddp_sq_claim() takes it back).  One flushed while
+ * busy completes now.  Any context.
+ */
+void sw_ddp_sq_release(struct sw_ddp_qp *qp, u32 seq)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	bool notify = false;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	if (sq->busy && sq->busy_seq == seq) {
+		sq->busy = false;
+		if (sq_taken(sq, seq)->flushed) {
+			sq_taken(sq, seq)->status = IB_WC_WR_FLUSH_ERR;
+			sq_taken(sq, seq)->done = true;
+			err = sq_retire_locked(qp, &notify);
+		}
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+
+	sq_completed(qp, notify, err);
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_release);
+
+/**
+ * sw_ddp_sq_claim() - the engine sends a released SQE after all
+ * @qp: the QP
+ * @seq: the SQE's sequence number
+ *
+ * Any context.
+ *
+ * Return: true, the SQE busy again; false if it was flushed meanwhile:
+ * it has completed, and the engine must not send it.
+ */
+bool sw_ddp_sq_claim(struct sw_ddp_qp *qp, u32 seq)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	ok = sq_outstanding(sq, seq) && !sq_taken(sq, seq)->done;
+	if (ok) {
+		sq->busy = true;
+		sq->busy_seq = seq;
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return ok;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_claim);
 
 /*
  * Is an SQE waiting to be taken?  Asked after a completion outside the

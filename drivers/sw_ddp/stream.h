@@ -96,10 +96,14 @@ struct sw_ddp_stream {
 	struct bio_vec *bv;		/* payload of one segment */
 	unsigned int max_bv;
 	struct page *inline_page;	/* inline data of the current SQE */
-	/* The engine's SQE: being sent, or (holding) waiting for ORD/fence */
+	/*
+	 * The engine's SQE: being sent, or (holding) waiting for ORD, a
+	 * fence or the RTR, released to a flush while it waits (parked).
+	 */
 	struct siw_sqe held;
 	u32 held_seq;
 	bool holding;
+	bool parked;
 	enum sw_ddp_rtr rtr_send;	/* RFC 6581: ours to send first */
 	enum sw_ddp_rtr rtr_wait;	/* RFC 6581: to take first; lock */
 };
