@@ -5,8 +5,10 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/kthread.h>
 #include <linux/rtnetlink.h>
 #include <rdma/ib_cache.h>
 
@@ -269,6 +271,64 @@ static void netdev_unregister_removes_device(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, device_test_init(test), 0);
 }
 
+struct unregister_run {
+	struct net_device *netdev;
+	struct completion done;
+};
+
+static int unregister_fn(void *arg)
+{
+	struct unregister_run *run = arg;
+
+	unregister_netdev(run->netdev);
+	complete(&run->done);
+	return 0;
+}
+
+/*
+ * The netdev goes while a client holds the device: the device goes once
+ * the client lets go, though the netdev core sends NETDEV_UNREGISTER
+ * again each second meanwhile (netdev_wait_allrefs_any()).
+ */
+static void netdev_unregister_while_held(struct kunit *test)
+{
+	struct device_test *ctx = test->priv;
+	struct unregister_run *run;
+	struct task_struct *task;
+	struct ib_device *ibdev;
+	bool gone;
+
+	/* Not the test's: a thread that never ends would still use it. */
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, run);
+	run->netdev = ctx->netdev;
+	init_completion(&run->done);
+	KUNIT_ASSERT_EQ(test,
+			sw_ddp_newlink(TEST_IBDEV, ctx->netdev, SW_DDP_LLP_TCP),
+			0);
+	ibdev = ib_device_get_by_name(TEST_IBDEV, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL(test, ibdev);
+	task = kthread_run(unregister_fn, run, "sw_ddp_unreg");
+	if (IS_ERR(task)) {
+		ib_device_put(ibdev);
+		kfree(run);
+		KUNIT_FAIL_AND_ABORT(test, "kthread_run: %ld", PTR_ERR(task));
+	}
+	msleep(2500);		/* two of its reminders */
+	KUNIT_EXPECT_FALSE(test, completion_done(&run->done));
+	ib_device_put(ibdev);
+
+	gone = wait_for_completion_timeout(&run->done, 10 * HZ);
+	KUNIT_EXPECT_TRUE_MSG(test, gone, "the netdev is still held");
+	if (gone) {
+		KUNIT_EXPECT_NULL(test, test_ibdev());
+		free_netdev(ctx->netdev);
+		kfree(run);
+	}
+	/* A registered netdev for the exit hook; a stuck one is left. */
+	KUNIT_ASSERT_EQ(test, device_test_init(test), 0);
+}
+
 static struct kunit_case device_test_cases[] = {
 	KUNIT_CASE(node_guid_from_mac),
 	KUNIT_CASE(newlink_registers_iwarp_device),
@@ -277,6 +337,7 @@ static struct kunit_case device_test_cases[] = {
 	KUNIT_CASE(newlink_refuses_non_ethernet),
 	KUNIT_CASE(port_follows_carrier),
 	KUNIT_CASE(netdev_unregister_removes_device),
+	KUNIT_CASE_SLOW(netdev_unregister_while_held),
 	{}
 };
 

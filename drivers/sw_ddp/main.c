@@ -52,17 +52,25 @@ static void sw_ddp_unregister_work(struct work_struct *work)
 	struct sw_ddp_dev *sdev =
 		container_of(work, struct sw_ddp_dev, unregister_work);
 
-	/* Frees sdev, work item included; the workqueue allows that. */
-	ib_unregister_device_and_put(&sdev->ibdev);
+	/* Once only, however often queued: later runs find it done. */
+	ib_unregister_device(&sdev->ibdev);
+	/* May free sdev, work item included; the workqueue allows that. */
+	put_device(&sdev->ibdev.dev);
 }
 
-/* Unregister from a context that must not wait for it (netdev notifier). */
+/*
+ * Unregister from a context that must not wait for it (netdev notifier).
+ * The work pins the device's memory, not its registration: the netdev
+ * core sends NETDEV_UNREGISTER again every second while the netdev is
+ * held, and a work item queued again while it runs waits for that run.
+ * Holding a registration reference, it would keep the running
+ * unregistration waiting for it forever.
+ */
 static void sw_ddp_unregister_async(struct sw_ddp_dev *sdev)
 {
-	if (!ib_device_try_get(&sdev->ibdev))
-		return;		/* already on its way out */
+	get_device(&sdev->ibdev.dev);
 	if (!queue_work(sw_ddp_wq, &sdev->unregister_work))
-		ib_device_put(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
 }
 
 /* ops.dealloc_driver: the last word on a device, after ib_core is done. */
@@ -258,6 +266,10 @@ static struct rdma_link_ops sw_ddp_sctp_link_ops = {
 	.newlink = sw_ddp_newlink_sctp,
 };
 
+/*
+ * Only to a registered device: ib_core queues work on the device for
+ * some events, and one being unregistered has flushed that work already.
+ */
 static void sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
 {
 	struct ib_event event = {
@@ -266,7 +278,10 @@ static void sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
 		.event = type,
 	};
 
+	if (!ib_device_try_get(&sdev->ibdev))
+		return;
 	ib_dispatch_event(&event);
+	ib_device_put(&sdev->ibdev);
 }
 
 static void sw_ddp_link_changed(struct sw_ddp_dev *sdev)
