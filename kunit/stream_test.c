@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/kthread.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -738,6 +739,48 @@ static void stream_sqe_malformed(struct kunit *test)
 			   wc.status == IB_WC_SUCCESS);
 }
 
+static int stream_stop_fn(void *arg)
+{
+	struct sw_ddp_stream *s = arg;
+
+	sw_ddp_stream_detach(s);
+	sw_ddp_stream_destroy(s);
+	return 0;
+}
+
+/*
+ * A failure is recorded, and the LLP closes before the engine can wind it
+ * up (a bad segment and the peer's FIN in one packet): the stream ends
+ * with the engine held, which then finds it dead.  The QP still goes to
+ * ERROR with its event.
+ */
+static void stream_fail_then_close(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[1];
+	struct sw_ddp_stream *s = e->stream;
+	struct task_struct *task;
+	int i;
+
+	for (i = 0; i < 100 && !rdmap_tx_trylock(s); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_LT(test, i, 100);
+	sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
+	task = kthread_run(stream_stop_fn, s, "sw_ddp_stop");
+	if (IS_ERR(task)) {
+		rdmap_tx_unlock(s);
+		KUNIT_FAIL_AND_ABORT(test, "kthread_run: %ld", PTR_ERR(task));
+	}
+	e->stream = NULL;	/* the thread's now */
+	for (i = 0; i < 100 && !READ_ONCE(s->dead); i++)
+		usleep_range(10000, 20000);
+	KUNIT_EXPECT_LT(test, i, 100);
+	rdmap_tx_unlock(s);
+
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+}
+
 /*
  * RFC 5040: a Terminate is the last message of its stream.  A Write that
  * follows it on the wire, to memory the peer may write, is not placed,
@@ -1140,6 +1183,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_too_long),
 	KUNIT_CASE(stream_rqe_malformed),
 	KUNIT_CASE(stream_sqe_malformed),
+	KUNIT_CASE(stream_fail_then_close),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),

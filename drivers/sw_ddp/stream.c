@@ -77,16 +77,23 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_create);
  * @s: the stream
  *
  * The LLP must have stopped calling the receive upcalls.  Work requests
- * the engine had taken complete as flushed.
+ * the engine had taken complete as flushed.  A failure the engine had no
+ * run to wind up (the LLP closed first: a bad segment and the peer's FIN
+ * in one packet) still moves the QP to ERROR with its event.
  */
 void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
 {
+	bool unwound;
+
 	spin_lock_bh(&s->lock);
+	unwound = !s->dead && !sw_ddp_term_err_ok(s->term);
 	s->dead = true;
 	spin_unlock_bh(&s->lock);
 	/* A doorbell's engine run ends first: it may queue the work. */
 	rdmap_tx_wait_idle(s);
 	cancel_work_sync(&s->tx_work);
+	if (unwound)
+		sw_ddp_qp_fatal(s->qp);
 
 	if (s->seg.mr)
 		sw_ddp_mem_put(s->seg.mr);
@@ -272,6 +279,7 @@ void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 {
 	sw_ddp_stream_record(s, err, send, NULL, 0, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_fail);
 
 /*
  * Whether the Terminate for a received segment quotes its DDP header: if
