@@ -1060,8 +1060,15 @@ static int sctp_llp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		mutex_unlock(&s->tx_mutex);
 		if (err != -EAGAIN)
 			return err;
-		wait_event_timeout(a->tx_wait,
-				   atomic_read(&a->tx_wake) != wake, HZ);
+		/*
+		 * A doorbell sends in its caller's system call, which a peer
+		 * that keeps its window shut must not hold unkillable: the
+		 * stream fails instead, as a TCP send does on a signal.
+		 */
+		if (wait_event_killable_timeout(a->tx_wait,
+						atomic_read(&a->tx_wake) != wake,
+						HZ) < 0)
+			return -EINTR;
 	}
 }
 
