@@ -56,25 +56,4 @@ static inline void sw_ddp_sk_no_task_frag(struct sock *sk)
 #endif
 }
 
-/*
- * A socket from kernel_accept() is a kernel socket (kern == 1) and holds
- * no reference on its namespace, unless it was cloned from its listener,
- * as TCP's are; SCTP makes a new one.  Take the reference a user's socket
- * holds, which sk_destruct() then drops (sk_net_refcnt_upgrade(), 6.15).
- * Before 6.2 a kernel socket had no namespace tracker to let go of.
- */
-static inline void sw_ddp_sk_hold_net(struct sock *sk)
-{
-	struct net *net = sock_net(sk);
-
-	if (sk->sk_net_refcnt)
-		return;
-#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
-	__netns_tracker_free(net, &sk->ns_tracker, false);
-#endif
-	sk->sk_net_refcnt = 1;
-	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
-	sock_inuse_add(net, 1);
-}
-
 #endif /* SW_DDP_COMPAT_H */
