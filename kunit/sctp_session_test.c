@@ -276,6 +276,9 @@ static void sess_test_accept(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, "hello", t->pas.pdata, 5);
 	s = sess_take_req(t);
 	sess_keep(test, s);
+	/* both associations' sockets keep their namespace, as a user's do */
+	KUNIT_EXPECT_TRUE(test, s->assoc->sock->sk->sk_net_refcnt);
+	KUNIT_EXPECT_TRUE(test, t->conn[0]->assoc->sock->sk->sk_net_refcnt);
 	/* §6.6: no segment before the Accept, so no room for one */
 	KUNIT_EXPECT_EQ(test, 0U, s->llp.ops->tx_room(&s->llp));
 	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, "world!"));

@@ -56,4 +56,34 @@ static inline void sw_ddp_sk_no_task_frag(struct sock *sk)
 #endif
 }
 
+/*
+ * A socket from kernel_accept() is a kernel socket (kern == 1) and holds
+ * no reference on its namespace, unless it was cloned from its listener,
+ * as TCP's are; SCTP makes a new one.  Take the reference a user's socket
+ * holds, which sk_destruct() then drops.  Kernels with
+ * sk_net_refcnt_upgrade() (6.15, and stable 6.12) also count a kernel
+ * socket as a passive reference, which it gives back; before it, a
+ * kernel socket held nothing (and before 6.2 had no namespace tracker).
+ * Kbuild looks for it in the kernel's headers.
+ */
+static inline void sw_ddp_sk_hold_net(struct sock *sk)
+{
+#ifndef SW_DDP_HAVE_SK_NET_REFCNT_UPGRADE
+	struct net *net = sock_net(sk);
+#endif
+
+	if (sk->sk_net_refcnt)
+		return;
+#ifdef SW_DDP_HAVE_SK_NET_REFCNT_UPGRADE
+	sk_net_refcnt_upgrade(sk);
+#else
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+	__netns_tracker_free(net, &sk->ns_tracker, false);
+#endif
+	sk->sk_net_refcnt = 1;
+	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
+	sock_inuse_add(net, 1);
+#endif
+}
+
 #endif /* SW_DDP_COMPAT_H */

@@ -25,6 +25,7 @@
 #include <net/sock.h>
 #include <kunit/visibility.h>
 
+#include "compat.h"
 #include "sctp_llp.h"
 
 enum {
@@ -1142,6 +1143,8 @@ static void listener_accept_one(struct sw_ddp_sctp_listener *l,
 {
 	struct sw_ddp_sctp_assoc *a = assoc_alloc(l->net, false);
 
+	/* As the listener's: the namespace stays while the association does */
+	sw_ddp_sk_hold_net(sock->sk);
 	if (!a) {
 		sock_no_linger(sock->sk);
 		sock_release(sock);
