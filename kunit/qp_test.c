@@ -632,10 +632,6 @@ static void sq_flush_taken_first(struct kunit *test)
 }
 
 /*
- * SQEs are checked after they are copied out of the ring, as user space
- * may write anything there.  Stand in for libsiw by writing the ring.
- */
-/*
  * The SQE the engine is sending is busy: its buffers may still be read,
  * so a flush leaves its completion, and every later one, the drain's WR
  * among them, to the engine.  One the engine released (a Read whose
@@ -687,6 +683,10 @@ static void sq_flush_leaves_busy(struct kunit *test)
 	expect_wc(test, &wc[0], 5, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
 }
 
+/*
+ * SQEs are checked after they are copied out of the ring, as user space
+ * may write anything there.  Stand in for libsiw by writing the ring.
+ */
 static void sq_refuses_malformed_sqe(struct kunit *test)
 {
 	struct ib_cq *cq = qf_cq(test, 8);

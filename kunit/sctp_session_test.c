@@ -896,15 +896,15 @@ static void sess_test_abandoned_rejected(struct kunit *test)
 	struct sess_test *t = test->priv;
 	struct sw_ddp_sctp_session *s;
 	u16 sid = raw_passive(test, SESS_TIMEOUT);
-	int sent = 0;
+	int err, sent = 0;
 	bool held;
 	u8 buf[8];
 	u32 ppid;
 
-	sent = t->raw->ops->setsockopt(t->raw, SOL_SCTP, SCTP_DELAYED_SACK,
-				       KERNEL_SOCKPTR((void *)&sack),
-				       sizeof(sack));
-	KUNIT_ASSERT_EQ(test, 0, sent);
+	err = t->raw->ops->setsockopt(t->raw, SOL_SCTP, SCTP_DELAYED_SACK,
+				      KERNEL_SOCKPTR((void *)&sack),
+				      sizeof(sack));
+	KUNIT_ASSERT_EQ(test, 0, err);
 	sess_connect_to(test, 1, t->laddr.sin_port, "hi", SESS_TIMEOUT);
 	KUNIT_ASSERT_EQ(test, 6, sctp_raw_recv(t->raw, &sid, &ppid, buf,
 					       sizeof(buf), 0));

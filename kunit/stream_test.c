@@ -702,6 +702,16 @@ static void stream_rqe_malformed(struct kunit *test)
 			   IB_WC_LOC_QP_OP_ERR);
 }
 
+/* Keep the engine from running, once a run of its own has ended. */
+static void hold_engine(struct kunit *test, struct sw_ddp_stream *s)
+{
+	int i;
+
+	for (i = 0; i < 100 && !rdmap_tx_trylock(s); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_LT(test, i, 100);
+}
+
 /*
  * An SQE found malformed in the ring (as a user's may be) completes with
  * IB_WC_LOC_QP_OP_ERR, and the engine stops there: the Send posted after
@@ -714,13 +724,10 @@ static void stream_sqe_malformed(struct kunit *test)
 	struct sw_ddp_stream *s = sf->end[0].stream;
 	struct sw_ddp_sq *sq = &to_qp(sf->end[0].qp)->sq;
 	struct ib_wc wc;
-	int i;
 
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
 	/* the engine kept from the SQ while both are posted */
-	for (i = 0; i < 100 && !rdmap_tx_trylock(s); i++)
-		usleep_range(10000, 20000);
-	KUNIT_ASSERT_LT(test, i, 100);
+	hold_engine(test, s);
 	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
 	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
 	sq->ring[sq->next & (sq->num - 1)].num_sge = SIW_MAX_SGE + 1;
@@ -762,9 +769,7 @@ static void stream_fail_then_close(struct kunit *test)
 	struct task_struct *task;
 	int i;
 
-	for (i = 0; i < 100 && !rdmap_tx_trylock(s); i++)
-		usleep_range(10000, 20000);
-	KUNIT_ASSERT_LT(test, i, 100);
+	hold_engine(test, s);
 	sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
 	task = kthread_run(stream_stop_fn, s, "sw_ddp_stop");
 	if (IS_ERR(task)) {

@@ -661,10 +661,12 @@ void sw_ddp_sq_release(struct sw_ddp_qp *qp, u32 seq)
 
 	spin_lock_irqsave(&sq->lock, flags);
 	if (sq->busy && sq->busy_seq == seq) {
+		struct sw_ddp_swqe *t = sq_taken(sq, seq);
+
 		sq->busy = false;
-		if (sq_taken(sq, seq)->flushed) {
-			sq_taken(sq, seq)->status = IB_WC_WR_FLUSH_ERR;
-			sq_taken(sq, seq)->done = true;
+		if (t->flushed) {
+			t->status = IB_WC_WR_FLUSH_ERR;
+			t->done = true;
 			err = sq_retire_locked(qp, &notify);
 		}
 	}
