@@ -229,10 +229,20 @@ void sp_exit(struct kunit *test)
 	qf_exit(test);
 }
 
+static void sp_srq_event(struct ib_event *event, void *ctx)
+{
+	struct stream_fx *sf = ctx;
+
+	if (event->event == IB_EVENT_SRQ_LIMIT_REACHED && sf->srq_event)
+		sf->srq_event(sf);
+}
+
 /* End 1's SRQ, on a PD of its own. */
 static int sp_srq(struct stream_fx *sf)
 {
 	struct ib_srq_init_attr attr = {
+		.event_handler = sp_srq_event,
+		.srq_context = sf,
 		.attr = { .max_wr = 4, .max_sge = 1 },
 		.srq_type = IB_SRQT_BASIC,
 	};

@@ -66,6 +66,8 @@ struct stream_fx {
 	struct ib_mr *mr[SP_MRS];	/* a case's, freed before the PD */
 	struct ib_pd *srq_pd;		/* sp_init_srq(): end 1's SRQ's */
 	struct ib_srq *srq;
+	/* if set, called by the SRQ's limit event, where it is raised */
+	void (*srq_event)(struct stream_fx *sf);
 };
 
 /* RFC 6581: the RTR end 0 sends first, the one end 1 waits for. */

@@ -1327,9 +1327,45 @@ static void stream_srq_qp_pd(struct kunit *test)
 			   wc.status == IB_WC_SUCCESS);
 }
 
+/* What a consumer's ib_modify_qp() on another CPU may do meanwhile. */
+static void srq_event_error(struct stream_fx *sf)
+{
+	qf_modify_state(sf->end[1].qp, IB_QPS_ERR);
+}
+
+/*
+ * The consumer moves the QP to ERROR just as a Send's first segment takes
+ * its receive (here from the SRQ's limit event, which the taking raises):
+ * the receive is flushed, and the peer is not sent a "no buffer"
+ * Terminate for an abort of ours.
+ */
+static void stream_srq_error_taking(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_srq_attr attr = { .srq_limit = 1 };
+	struct pipe_end *e = &sf->end[1];
+	struct ib_wc wc;
+	int i;
+
+	post_srq_recv(test, sf, sf->srq_pd->local_dma_lkey);
+	KUNIT_ASSERT_EQ(test, ib_modify_srq(sf->srq, &attr, IB_SRQ_LIMIT), 0);
+	sf->srq_event = srq_event_error;
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	for (i = 0; i < 100 && !READ_ONCE(e->stream->dead); i++)
+		usleep_range(10000, 20000);
+	KUNIT_EXPECT_LT(test, i, 100);
+	KUNIT_EXPECT_EQ(test, 0, e->nterm);
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(e->stream->term,
+						   DDP_ERR_LOCAL_CATASTROPHIC));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 8ULL);
+}
+
 static struct kunit_case stream_srq_cases[] = {
 	KUNIT_CASE(stream_srq_own_pd),
 	KUNIT_CASE(stream_srq_qp_pd),
+	KUNIT_CASE(stream_srq_error_taking),
 	{}
 };
 

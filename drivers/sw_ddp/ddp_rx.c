@@ -47,6 +47,21 @@ static struct ib_pd *ddp_rx_rqe_pd(struct sw_ddp_stream *s)
 	return qp->srq ? qp->srq->pd : qp->pd;
 }
 
+/*
+ * The consumer moved the QP to ERROR and its WQEs are flushed: no byte
+ * more is placed, nothing completes, and no Terminate goes out; the LLP
+ * is closing the stream.  Asked before each segment and each piece of
+ * one: a segment may arrive in several (TCP).  The QP waits for an
+ * upcall under way (llp ops rx_sync) before it flushes.
+ */
+static bool ddp_rx_qp_error(struct sw_ddp_stream *s)
+{
+	if (likely(READ_ONCE(s->qp->state) != SW_DDP_QPS_ERROR))
+		return false;
+	sw_ddp_stream_fail(s, DDP_ERR_LOCAL_CATASTROPHIC, false);
+	return true;
+}
+
 /* Queue 0: the message's RQE, taken when its first segment arrives. */
 static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 {
@@ -55,6 +70,13 @@ static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 	int err;
 
 	err = sw_ddp_rq_get(s->qp, &m->rqe);
+	/*
+	 * None because the consumer moved the QP to ERROR since this
+	 * segment began (its RQE, if taken, is flushed): no "no buffer"
+	 * Terminate for an abort of our own.
+	 */
+	if (err == -ENOENT && ddp_rx_qp_error(s))
+		return DDP_ERR_LOCAL_CATASTROPHIC;
 	if (err == -ENOENT)
 		return SW_DDP_TERM_OK;		/* none: "no buffer" below */
 	/* A malformed RQE (completed already) is our fault, not the peer's. */
@@ -165,21 +187,6 @@ static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 	if (!seg->mr)
 		return ddp_stag_err(SW_DDP_MEM_INVALID_STAG);
 	return SW_DDP_TERM_OK;
-}
-
-/*
- * The consumer moved the QP to ERROR and its WQEs are flushed: no byte
- * more is placed, nothing completes, and no Terminate goes out; the LLP
- * is closing the stream.  Asked before each segment and each piece of
- * one: a segment may arrive in several (TCP).  The QP waits for an
- * upcall under way (llp ops rx_sync) before it flushes.
- */
-static bool ddp_rx_qp_error(struct sw_ddp_stream *s)
-{
-	if (likely(READ_ONCE(s->qp->state) != SW_DDP_QPS_ERROR))
-		return false;
-	sw_ddp_stream_fail(s, DDP_ERR_LOCAL_CATASTROPHIC, false);
-	return true;
 }
 
 static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
