@@ -1191,6 +1191,60 @@ static void sess_test_answer_unsent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[1].status);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(listen_close_action, sw_ddp_sctp_listen_close,
+			    struct sw_ddp_sctp_listener *);
+
+/* An interface no packet comes in on. */
+#define SESS_NO_IFINDEX	0x7ffffff0
+
+/*
+ * rdma_cm listens on the wildcard once per device, each listener bound
+ * to its device's interface, all on one port.  An Initiate goes to the
+ * listener of the interface its association came in on, not to another
+ * device's: here one opened last (so first on the list), on an interface
+ * that sees nothing.
+ */
+static void sess_test_listener_interface(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_listener *other;
+	struct sw_ddp_sctp_session *s;
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sess_rec *rec;
+
+	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	sess_rec_init(rec);
+	rec->request_ret = -EBUSY;
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_ANY);
+	KUNIT_ASSERT_EQ(test, 0, sw_ddp_sctp_listen(&init_net, &ss, 4,
+						    LOOPBACK_IFINDEX, false,
+						    &rec_ops, &t->pas,
+						    &t->listener));
+	KUNIT_ASSERT_GE(test, kernel_getsockname(t->listener->sock,
+						 (struct sockaddr *)&t->laddr),
+			0);
+	sin->sin_port = t->laddr.sin_port;
+	KUNIT_ASSERT_EQ(test, 0, sw_ddp_sctp_listen(&init_net, &ss, 4,
+						    SESS_NO_IFINDEX, false,
+						    &rec_ops, rec, &other));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   listen_close_action,
+							   other));
+
+	sess_connect(test, 0, NULL);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_EXPECT_EQ(test, 0, rec->nreq);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_EXPECT_EQ(test, 0, t->act[0].status);
+}
+
 static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_accept),
 	KUNIT_CASE(sess_test_passive_close),
@@ -1219,6 +1273,7 @@ static struct kunit_case sctp_session_cases[] = {
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(sess_test_sid_free_busy),
 	KUNIT_CASE(sess_test_answer_unsent),
+	KUNIT_CASE(sess_test_listener_interface),
 	{}
 };
 

@@ -808,7 +808,7 @@ static void assoc_idle_check(struct sw_ddp_sctp_assoc *a)
 				      msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
 		}
 		l = time_before(jiffies, a->idle_end) ?
-		    sctp_listener_find(a->net, &a->laddr) : NULL;
+		    sctp_listener_find(a) : NULL;
 		if (l) {
 			sctp_listener_put(l);
 			sctp_assoc_run_by(a, a->idle_end);
@@ -1032,13 +1032,23 @@ void sctp_listener_put(struct sw_ddp_sctp_listener *l)
 	listener_put(l);
 }
 
-/* Does listener @l take Initiates arriving on local address @laddr? */
+/*
+ * Does listener @l take Initiates of association @a, and how well (2: @l
+ * is bound to its local address, 1: a wildcard)?  A listener bound to an
+ * interface takes only what came in there, as its socket does: not an
+ * association a listener on another interface accepted.
+ */
 static int listener_match(const struct sw_ddp_sctp_listener *l,
-			  const struct sockaddr_storage *laddr)
+			  const struct sw_ddp_sctp_assoc *a)
 {
+	const struct sockaddr_storage *laddr = &a->laddr;
 	const struct sockaddr_in6 *l6 = (const void *)&l->addr;
 	const struct sockaddr_in *l4 = (const void *)&l->addr;
 	const struct sockaddr_in *a4 = (const void *)laddr;
+
+	if (l->net != a->net ||
+	    (l->ifindex && a->ifindex && l->ifindex != a->ifindex))
+		return 0;
 
 	if (l->addr.ss_family == AF_INET && laddr->ss_family == AF_INET) {
 		if (l4->sin_port != a4->sin_port)
@@ -1061,26 +1071,27 @@ static int listener_match(const struct sw_ddp_sctp_listener *l,
 }
 
 /**
- * sctp_listener_find() - the open listener for a local address, counted
- * @net: the association's namespace
- * @laddr: its local address and port
+ * sctp_listener_find() - the open listener for an association, counted
+ * @a: the association, passive
  *
- * Initiates go to whoever listens now on the association's address, not
- * to the listener that accepted it (rdma_cm users close and reopen
- * listeners between connections); a listener bound to the address is
- * preferred to a wildcard one.
+ * Initiates go to whoever listens now on the association's namespace,
+ * address and port, not to the listener that accepted it (rdma_cm users
+ * close and reopen listeners between connections); a listener bound to
+ * the address is preferred to a wildcard one.  A wildcard bound to an
+ * interface (one device's, as rdma_cm listens on each) takes only the
+ * associations that came in on it.
  *
  * Return: the listener or NULL.
  */
 struct sw_ddp_sctp_listener *
-sctp_listener_find(struct net *net, const struct sockaddr_storage *laddr)
+sctp_listener_find(const struct sw_ddp_sctp_assoc *a)
 {
 	struct sw_ddp_sctp_listener *l, *best = NULL;
 	int m, best_m = 0;
 
 	mutex_lock(&sctp_listen_lock);
 	list_for_each_entry(l, &sctp_listeners, node) {
-		m = l->net == net ? listener_match(l, laddr) : 0;
+		m = listener_match(l, a);
 		if (m > best_m) {
 			best = l;
 			best_m = m;
@@ -1152,6 +1163,7 @@ static void listener_accept_one(struct sw_ddp_sctp_listener *l,
 	}
 	/* Not locked: nobody sees @a before its socket callbacks do. */
 	a->deadline = jiffies + msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
+	a->ifindex = l->ifindex;
 	assoc_attach_sock(a, sock);
 	assoc_event(a, SCTP_A_EV_RX);	/* COMM_UP may be in already */
 	sctp_assoc_put(a);
@@ -1215,6 +1227,7 @@ int sw_ddp_sctp_listen(struct net *net, const struct sockaddr_storage *addr,
 	l->addr = *addr;	/* the port SCTP chose, if it did */
 	kernel_getsockname(sock, (struct sockaddr *)&l->addr);
 	l->v6only = v6only;
+	l->ifindex = sk->sk_bound_dev_if;
 	l->ops = ops;
 	l->owner = owner;
 	l->pending_max = clamp(backlog, 1, SW_DDP_SCTP_PENDING_MAX);

@@ -132,6 +132,7 @@ struct sw_ddp_sctp_assoc {
 	struct sockaddr_storage key_local, key_peer;
 	/* As iw_cm events report them, once up */
 	struct sockaddr_storage laddr, raddr;
+	int ifindex;			/* passive: its listener's, or 0 */
 	u16 nstreams;			/* §8: min(in, out) after COMM_UP */
 	atomic_t held;			/* octets its sessions hold (sctp_seq.c) */
 
@@ -189,6 +190,7 @@ struct sw_ddp_sctp_listener {
 	u32 pending, pending_max;	/* §6.4: Initiates with the owner */
 	struct sockaddr_storage addr;	/* as bound */
 	bool v6only;
+	int ifindex;			/* a wildcard's one interface, or 0 */
 	struct list_head node;		/* on the open listeners' list */
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
@@ -302,7 +304,7 @@ void sctp_assoc_tx_wake(struct sw_ddp_sctp_assoc *a);
 void sctp_assoc_run_by(struct sw_ddp_sctp_assoc *a, unsigned long when);
 void sctp_assoc_poll(struct sw_ddp_sctp_assoc *a);
 struct sw_ddp_sctp_listener *
-sctp_listener_find(struct net *net, const struct sockaddr_storage *laddr);
+sctp_listener_find(const struct sw_ddp_sctp_assoc *a);
 void sctp_listener_put(struct sw_ddp_sctp_listener *l);
 
 /* sctp_session.c, for sctp_assoc.c: under the association's mutex */

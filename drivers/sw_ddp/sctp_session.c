@@ -372,7 +372,7 @@ static int sess_initiate_rx(struct sw_ddp_sctp_session *s, const u8 *pdata,
 	bool taken = false;
 
 	sess_save_pdata(s, pdata, len);
-	l = sctp_listener_find(a->net, &a->laddr);
+	l = sctp_listener_find(a);
 	if (l) {
 		mutex_lock(&l->mutex);
 		/* §6.4: a finite number of Initiates wait for the ULP */
