@@ -12,7 +12,9 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/kthread.h>
 #include <linux/net.h>
+#include <linux/sched/signal.h>
 #include <linux/sctp.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -1191,6 +1193,104 @@ static void sess_test_answer_unsent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[1].status);
 }
 
+/* A poster's thread that sends segments until a send fails, or told. */
+struct sess_poster {
+	struct sw_ddp_sctp_session *s;	/* counted, the thread's */
+	void *buf;			/* a page: kmalloc() aligns it */
+	struct completion done;
+	atomic_t sent;
+	bool stop;
+	int err;
+};
+
+static int sess_poster_fn(void *arg)
+{
+	struct sess_poster *p = arg;
+	struct sw_ddp_llp *llp = &p->s->llp;
+	const u8 hdr[DDP_UNTAGGED_HDR_LEN] = {};
+	struct bio_vec bv;
+	int err;
+
+	/* SIGKILL kills, as it does a user's thread in its system call */
+	kernel_sigaction(SIGKILL, SIG_DFL);
+	bvec_set_virt(&bv, p->buf, PAGE_SIZE);
+	do {
+		err = llp->ops->send_segment(llp, hdr, sizeof(hdr), &bv, 1,
+					     PAGE_SIZE, 0);
+		if (!err)
+			atomic_inc(&p->sent);
+	} while (!err && !READ_ONCE(p->stop));
+	p->err = err;
+	sw_ddp_sctp_put(p->s);
+	complete_all(&p->done);
+	return 0;
+}
+
+/*
+ * A doorbell sends in its poster's system call.  A peer that acknowledges
+ * but never reads fills the send buffer, and the send waits for room:
+ * killably, so a fatal signal ends the wait and fails the send.
+ */
+static void sess_test_send_killable(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	struct task_struct *task;
+	struct sess_poster *p;
+	int sent;
+
+	s = raw_establish(test);
+	sw_ddp_sctp_lock(s);
+	KUNIT_ASSERT_EQ(test, 0, s->llp.ops->start(&s->llp, &sess_hold_rx,
+						   NULL, 1));
+	sw_ddp_sctp_unlock(s);
+
+	/* not the test's: the thread may outlive a failed case */
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_completion(&p->done);
+	p->buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	p->s = s;
+	sw_ddp_sctp_get(s);
+	task = p->buf ? kthread_create(sess_poster_fn, p, "sw_ddp_poster") :
+			ERR_PTR(-ENOMEM);
+	if (IS_ERR(task)) {
+		sw_ddp_sctp_put(s);
+		kfree(p->buf);
+		kfree(p);
+		KUNIT_FAIL_AND_ABORT(test, "kthread_create: %ld",
+				     PTR_ERR(task));
+	}
+	get_task_struct(task);
+	wake_up_process(task);
+	/* the peer's window and our send buffer full: no more goes */
+	do {
+		sent = atomic_read(&p->sent);
+		msleep(500);
+	} while (sent != atomic_read(&p->sent) &&
+		 !completion_done(&p->done));
+	KUNIT_EXPECT_GT(test, sent, 0);
+	KUNIT_EXPECT_FALSE(test, completion_done(&p->done));
+
+	send_sig(SIGKILL, task, 1);
+	if (!wait_for_completion_timeout(&p->done, SESS_WAIT)) {
+		KUNIT_FAIL(test, "the poster did not die");
+		/* the peer's abort ends the association, and the wait */
+		WRITE_ONCE(p->stop, true);
+		sock_no_linger(t->raw->sk);
+		sock_release(t->raw);
+		t->raw = NULL;
+	}
+	if (wait_for_completion_timeout(&p->done, 10 * SESS_WAIT)) {
+		KUNIT_EXPECT_EQ(test, -EINTR, p->err);
+		kfree(p->buf);
+		kfree(p);
+	} else {
+		KUNIT_FAIL(test, "the poster still waits (p leaked)");
+	}
+	put_task_struct(task);
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(listen_close_action, sw_ddp_sctp_listen_close,
 			    struct sw_ddp_sctp_listener *);
 
@@ -1274,6 +1374,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_sid_free_busy),
 	KUNIT_CASE(sess_test_answer_unsent),
 	KUNIT_CASE(sess_test_listener_interface),
+	KUNIT_CASE(sess_test_send_killable),
 	{}
 };
 
