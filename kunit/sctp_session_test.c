@@ -1193,13 +1193,12 @@ static void sess_test_answer_unsent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[1].status);
 }
 
-/* A poster's thread that sends segments until a send fails, or told. */
+/* A poster's thread that sends segments until a send fails. */
 struct sess_poster {
 	struct sw_ddp_sctp_session *s;	/* counted, the thread's */
 	void *buf;			/* a page: kmalloc() aligns it */
 	struct completion done;
 	atomic_t sent;
-	bool stop;
 	int err;
 };
 
@@ -1219,7 +1218,7 @@ static int sess_poster_fn(void *arg)
 					     PAGE_SIZE, 0);
 		if (!err)
 			atomic_inc(&p->sent);
-	} while (!err && !READ_ONCE(p->stop));
+	} while (!err);
 	p->err = err;
 	sw_ddp_sctp_put(p->s);
 	complete_all(&p->done);
@@ -1276,7 +1275,6 @@ static void sess_test_send_killable(struct kunit *test)
 	if (!wait_for_completion_timeout(&p->done, SESS_WAIT)) {
 		KUNIT_FAIL(test, "the poster did not die");
 		/* the peer's abort ends the association, and the wait */
-		WRITE_ONCE(p->stop, true);
 		sock_no_linger(t->raw->sk);
 		sock_release(t->raw);
 		t->raw = NULL;

@@ -712,6 +712,16 @@ static void hold_engine(struct kunit *test, struct sw_ddp_stream *s)
 	KUNIT_ASSERT_LT(test, i, 100);
 }
 
+/* Has the engine wound the stream up, within a few seconds? */
+static bool wait_dead(struct sw_ddp_stream *s)
+{
+	int i;
+
+	for (i = 0; i < 100 && !READ_ONCE(s->dead); i++)
+		usleep_range(10000, 20000);
+	return READ_ONCE(s->dead);
+}
+
 /*
  * An SQE found malformed in the ring (as a user's may be) completes with
  * IB_WC_LOC_QP_OP_ERR, and the engine stops there: the Send posted after
@@ -767,7 +777,6 @@ static void stream_fail_then_close(struct kunit *test)
 	struct pipe_end *e = &sf->end[1];
 	struct sw_ddp_stream *s = e->stream;
 	struct task_struct *task;
-	int i;
 
 	hold_engine(test, s);
 	sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
@@ -777,9 +786,7 @@ static void stream_fail_then_close(struct kunit *test)
 		KUNIT_FAIL_AND_ABORT(test, "kthread_run: %ld", PTR_ERR(task));
 	}
 	e->stream = NULL;	/* the thread's now */
-	for (i = 0; i < 100 && !READ_ONCE(s->dead); i++)
-		usleep_range(10000, 20000);
-	KUNIT_EXPECT_LT(test, i, 100);
+	KUNIT_EXPECT_TRUE(test, wait_dead(s));
 	rdmap_tx_unlock(s);
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
@@ -1345,15 +1352,12 @@ static void stream_srq_error_taking(struct kunit *test)
 	struct ib_srq_attr attr = { .srq_limit = 1 };
 	struct pipe_end *e = &sf->end[1];
 	struct ib_wc wc;
-	int i;
 
 	post_srq_recv(test, sf, sf->srq_pd->local_dma_lkey);
 	KUNIT_ASSERT_EQ(test, ib_modify_srq(sf->srq, &attr, IB_SRQ_LIMIT), 0);
 	sf->srq_event = srq_event_error;
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
-	for (i = 0; i < 100 && !READ_ONCE(e->stream->dead); i++)
-		usleep_range(10000, 20000);
-	KUNIT_EXPECT_LT(test, i, 100);
+	KUNIT_EXPECT_TRUE(test, wait_dead(e->stream));
 	KUNIT_EXPECT_EQ(test, 0, e->nterm);
 	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(e->stream->term,
 						   DDP_ERR_LOCAL_CATASTROPHIC));
