@@ -167,10 +167,15 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 	/*
 	 * The engine goes on if an SQE waits for this slot, or if libsiw
 	 * posted behind the Read: it rings no doorbell while the slot before
-	 * its SQE is still valid (sq.c).
+	 * its SQE is still valid (sq.c).  Not here, where the responses
+	 * arrive (over veth, the CPU the peer's engine sends them from):
+	 * our next Read Requests would leave from there too, the peer's
+	 * engine would stay there to answer them, and both ends' work would
+	 * pile onto that one CPU for good (Documentation/performance.rst,
+	 * "Read Requests from the next CPU").
 	 */
 	if (kick || sw_ddp_sq_pending(s->qp))
-		sw_ddp_stream_kick(s);
+		sw_ddp_stream_kick_away(s);
 	return SW_DDP_TERM_OK;
 }
 

@@ -136,7 +136,8 @@ void sw_ddp_stream_kick(struct sw_ddp_stream *s)
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_kick);
 
 /*
- * Run the engine on the next CPU: for Read Responses, and for a
+ * Run the engine on the next CPU: for Read Responses, for the Requests a
+ * Read's completion lets go (rdmap_rx_read_resp_done()), and for a
  * consumer's long messages (rdmap_tx_inline()).  The Read Request came in
  * where the LLP receives, which over veth is the requester's own CPU,
  * busy-polling for completions.  Answered there, every Request costs two
