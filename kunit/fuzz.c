@@ -13,8 +13,9 @@
  *   remote write access, the posted receives, the posted Read sinks;
  * - no Read Response carries an octet from outside what the peer may
  *   read (the guards around the MRs are filled with FZ_POISON);
- * - every work request completes exactly once, at the latest when the
- *   consumer moves its QP to error at the end;
+ * - every work request completes exactly once, in its work queue's
+ *   posting order, at the latest when the consumer moves its QP to
+ *   error at the end;
  * - a QP that fails by itself has sent or received a Terminate (or its
  *   peer closed the stream first), and reported IB_EVENT_QP_FATAL.
  * A seed that happens to spoil nothing has no QP fail and every work
@@ -417,8 +418,28 @@ static int fz_sends(const struct fz_end *fe)
 }
 
 /*
- * Take what both CQs have; each work request completes once, and a
- * receive that completes well says no more arrived than it holds.
+ * Each work queue completes in posting order, flushed ones too (RFC 5040
+ * §5.5; the verbs' rule): a Write or Send posted after a Read does not
+ * complete before the Read's Response is placed, and a receive does not
+ * complete before the one posted before it.
+ */
+static void fz_check_order(struct kunit *test, struct fz_end *fe, int i,
+			   const struct ib_wc *wc)
+{
+	bool rq = wc->wr_id >= FZ_OPS;
+	u32 k = rq ? wc->wr_id - FZ_OPS : wc->wr_id;
+
+	KUNIT_EXPECT_GE_MSG(test, k, fe->wq_next[rq],
+			    "end %d: %s %u completed after %u", i,
+			    rq ? "receive" : "work request", k,
+			    fe->wq_next[rq] - 1);
+	fe->wq_next[rq] = k + 1;
+}
+
+/*
+ * Take what both CQs have; each work request completes once and in its
+ * turn, and a receive that completes well says no more arrived than it
+ * holds.
  */
 static int fz_poll(struct kunit *test, struct fz *fz)
 {
@@ -433,6 +454,7 @@ static int fz_poll(struct kunit *test, struct fz *fz)
 			KUNIT_EXPECT_FALSE_MSG(test, fe->seen[wc.wr_id],
 					       "end %d: wr_id %llu twice", i,
 					       wc.wr_id);
+			fz_check_order(test, fe, i, &wc);
 			fe->seen[wc.wr_id] = true;
 			fe->wc[wc.wr_id] = wc;
 			if (wc.wr_id >= FZ_OPS && wc.status == IB_WC_SUCCESS)

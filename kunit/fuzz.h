@@ -52,6 +52,7 @@ struct fz_end {
 	bool recv_posted[FZ_NRECV];
 	struct ib_wc wc[FZ_OPS + FZ_NRECV];	/* by wr_id */
 	bool seen[FZ_OPS + FZ_NRECV];
+	u32 wq_next[2];		/* SQ, RQ: the first that may complete next */
 	u8 *orig;		/* the buffer as filled */
 };
 
