@@ -1047,6 +1047,56 @@ static void sess_partial_desc(const struct sess_partial *p, char *desc)
 
 KUNIT_ARRAY_PARAM(sess_partial, sess_partials, sess_partial_desc);
 
+/*
+ * §6.6: the peer's Terminate may cross our Accept (its Initiate timed
+ * out), so it does not show that the Accept arrived: our Terminate waits
+ * until SCTP has the Accept acknowledged.  The raw peer acknowledges late
+ * (the Initiate is a second session's: SCTP acknowledges an
+ * association's first DATA chunk at once), and its Terminate is handed
+ * to the association as the socket would give it, with no
+ * acknowledgment of the Accept before it, as if sent before the Accept
+ * came.
+ */
+static void sess_test_crossed_terminate(struct kunit *test)
+{
+	static const struct sctp_ddp_session_ctrl term = {
+		.ssn = cpu_to_be16(1),
+		.func = cpu_to_be16(SCTP_DDP_FUNC_TERMINATE),
+	};
+	const struct sctp_sack_info sack = { .sack_delay = 500,
+					     .sack_freq = 8 };
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	struct sw_ddp_sctp_assoc *a;
+	bool acked, held = false;
+
+	raw_establish(test);
+	KUNIT_ASSERT_EQ(test, 0,
+			t->raw->ops->setsockopt(t->raw, SOL_SCTP,
+						SCTP_DELAYED_SACK,
+						KERNEL_SOCKPTR((void *)&sack),
+						sizeof(sack)));
+	s = raw_request(test, 4);
+	a = s->assoc;
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	mutex_lock(&a->mutex);
+	acked = sctp_assoc_stream_acked(a, 4);
+	if (!acked) {
+		sess_feed(a, MSG_EOR, 4, SCTP_DDP_PPID_SESSION_CTRL, &term,
+			  sizeof(term));
+		held = s->ctrl == SCTP_DDP_FUNC_TERMINATE;
+	}
+	mutex_unlock(&a->mutex);
+	if (acked)
+		kunit_skip(test, "SCTP acknowledged the Accept first");
+	KUNIT_EXPECT_TRUE_MSG(test, held, "our Terminate went unproven");
+	raw_expect(test, t->raw, 4, 0, SCTP_DDP_FUNC_ACCEPT);
+	/* once the Accept is acknowledged */
+	raw_expect(test, t->raw, 4, 1, SCTP_DDP_FUNC_TERMINATE);
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_PEER_TERM, t->pas.why);
+}
+
 /* What the peer sends while our Accept waits for room (§6.3, §6.6) */
 struct sess_unsent {
 	const char *what;
@@ -1364,6 +1414,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_bad_answer),
 	KUNIT_CASE(sess_test_late_accept),
 	KUNIT_CASE(sess_test_abandoned_rejected),
+	KUNIT_CASE(sess_test_crossed_terminate),
 	KUNIT_CASE(sess_test_terminate_answer),
 	KUNIT_CASE(sess_test_oversized),
 	KUNIT_CASE_PARAM(sess_test_partial_ends, sess_partial_gen_params),

@@ -448,6 +448,7 @@ bool sctp_assoc_stream_acked(struct sw_ddp_sctp_assoc *a, u16 sid)
 	release_sock(sk);
 	return acked;
 }
+EXPORT_SYMBOL_IF_KUNIT(sctp_assoc_stream_acked);
 
 static void sctp_addr_from(struct sockaddr_storage *ss,
 			   const union sctp_addr *addr, __be16 port)

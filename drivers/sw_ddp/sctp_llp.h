@@ -234,7 +234,7 @@ struct sw_ddp_sctp_session {
 	const struct sw_ddp_rx_ops *rx;	/* set by llp start() */
 	void *upper;
 	spinlock_t rx_lock;		/* held while DDP takes a segment */
-	u32 rx_count;			/* chunks delivered in turn */
+	u32 rx_answers;			/* chunks in turn that answer ours */
 	bool rx_end;			/* the peer's final chunk came */
 	bool rx_dead;			/* deliver nothing more */
 	bool fail_pending;		/* the QP was failed; close() to come */
@@ -247,7 +247,7 @@ struct sw_ddp_sctp_session {
 	enum sctp_ddp_func ctrl;	/* 0: none */
 	u16 ctrl_len;
 	bool ctrl_unproven;		/* our last one may not have arrived */
-	u32 ctrl_rx_mark;		/* rx_count when it was sent */
+	u32 ctrl_rx_mark;		/* rx_answers when it was sent */
 	bool tx_end;			/* our final chunk is out */
 	u8 ctrl_msg[sizeof(struct sctp_ddp_session_ctrl) +
 		    SCTP_DDP_PDATA_MAX];

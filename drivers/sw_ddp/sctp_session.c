@@ -139,12 +139,12 @@ static int sess_ctrl_queue(struct sw_ddp_sctp_session *s,
 
 /*
  * §6.6: a control message may not overtake our previous one.  That one
- * has arrived if the peer answered it (any chunk since), or if SCTP has
- * had everything we sent on its stream acknowledged.
+ * has arrived if the peer answered it (see sess_deliver()), or if SCTP
+ * has had everything we sent on its stream acknowledged.
  */
 static bool sess_ctrl_proven(struct sw_ddp_sctp_session *s)
 {
-	if (!s->ctrl_unproven || s->rx_count > s->ctrl_rx_mark ||
+	if (!s->ctrl_unproven || s->rx_answers > s->ctrl_rx_mark ||
 	    sctp_assoc_stream_acked(s->assoc, s->sid))
 		s->ctrl_unproven = false;
 	return !s->ctrl_unproven;
@@ -199,7 +199,7 @@ static void sess_ctrl_flush(struct sw_ddp_sctp_session *s)
 	pr_debug("sw_ddp: SCTP stream %u: sent control %u, DDP-SSN %u\n",
 		 s->sid, func, s->tx_ssn - 1);
 	s->ctrl_unproven = true;
-	s->ctrl_rx_mark = s->rx_count;
+	s->ctrl_rx_mark = s->rx_answers;
 	if (func == SCTP_DDP_FUNC_TERMINATE || func == SCTP_DDP_FUNC_REJECT)
 		s->tx_end = true;
 	if (func == SCTP_DDP_FUNC_ACCEPT)
@@ -491,7 +491,6 @@ static int sess_ctrl_rx(struct sw_ddp_sctp_session *s,
 
 	pr_debug("sw_ddp: SCTP stream %u: control %u in state %d\n", s->sid,
 		 func, s->state);
-	s->ctrl_unproven = false;	/* §6.6: a responsive message */
 	switch (s->state) {
 	case SW_DDP_SCTP_IDLE:
 		if (func != SCTP_DDP_FUNC_INITIATE)
@@ -557,7 +556,16 @@ static int sess_deliver(void *ctx, const struct sw_ddp_sctp_chunk *c)
 {
 	struct sw_ddp_sctp_session *s = ctx;
 
-	s->rx_count++;
+	/*
+	 * §6.6: an answer, a chunk the peer can only have sent after our
+	 * last control message arrived, so that our next may follow it.
+	 * To the active side any chunk is: the passive side sends nothing
+	 * before our Initiate.  To the passive side only a segment is: the
+	 * active side sends those after our Accept (§6.2), but its
+	 * Terminate may have crossed the Accept (its Initiate timed out).
+	 */
+	if (s->active || c->ppid == SCTP_DDP_PPID_SEGMENT)
+		s->rx_answers++;
 	if (s->rx_end)
 		return 0;	/* nothing follows the peer's final chunk */
 	if (c->ppid == SCTP_DDP_PPID_SESSION_CTRL)
