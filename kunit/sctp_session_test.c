@@ -446,6 +446,23 @@ static void raw_connect(struct kunit *test, bool ddp)
 						sizeof(t->laddr), 0));
 }
 
+/*
+ * The raw peer acknowledges DATA late (500 ms, or every eighth packet);
+ * SCTP still acknowledges an association's first DATA chunk at once.
+ */
+static void raw_ack_late(struct kunit *test)
+{
+	const struct sctp_sack_info sack = { .sack_delay = 500,
+					     .sack_freq = 8 };
+	struct sess_test *t = test->priv;
+
+	KUNIT_ASSERT_EQ(test, 0,
+			t->raw->ops->setsockopt(t->raw, SOL_SCTP,
+						SCTP_DELAYED_SACK,
+						KERNEL_SOCKPTR((void *)&sack),
+						sizeof(sack)));
+}
+
 static void raw_ctrl(struct kunit *test, struct socket *sock, u16 sid,
 		     u16 ssn, enum sctp_ddp_func func, u16 pdata_len)
 {
@@ -893,20 +910,15 @@ static void sess_test_abandoned_rejected(struct kunit *test)
 	const struct sctp_ddp_session_ctrl reject = {
 		.func = cpu_to_be16(SCTP_DDP_FUNC_REJECT),	/* DDP-SSN 0 */
 	};
-	const struct sctp_sack_info sack = { .sack_delay = 500,
-					     .sack_freq = 8 };
 	struct sess_test *t = test->priv;
 	struct sw_ddp_sctp_session *s;
 	u16 sid = raw_passive(test, SESS_TIMEOUT);
-	int err, sent = 0;
+	int sent = 0;
 	bool held;
 	u8 buf[8];
 	u32 ppid;
 
-	err = t->raw->ops->setsockopt(t->raw, SOL_SCTP, SCTP_DELAYED_SACK,
-				      KERNEL_SOCKPTR((void *)&sack),
-				      sizeof(sack));
-	KUNIT_ASSERT_EQ(test, 0, err);
+	raw_ack_late(test);
 	sess_connect_to(test, 1, t->laddr.sin_port, "hi", SESS_TIMEOUT);
 	KUNIT_ASSERT_EQ(test, 6, sctp_raw_recv(t->raw, &sid, &ppid, buf,
 					       sizeof(buf), 0));
@@ -1063,19 +1075,13 @@ static void sess_test_crossed_terminate(struct kunit *test)
 		.ssn = cpu_to_be16(1),
 		.func = cpu_to_be16(SCTP_DDP_FUNC_TERMINATE),
 	};
-	const struct sctp_sack_info sack = { .sack_delay = 500,
-					     .sack_freq = 8 };
 	struct sess_test *t = test->priv;
 	struct sw_ddp_sctp_session *s;
 	struct sw_ddp_sctp_assoc *a;
 	bool acked, held = false;
 
 	raw_establish(test);
-	KUNIT_ASSERT_EQ(test, 0,
-			t->raw->ops->setsockopt(t->raw, SOL_SCTP,
-						SCTP_DELAYED_SACK,
-						KERNEL_SOCKPTR((void *)&sack),
-						sizeof(sack)));
+	raw_ack_late(test);
 	s = raw_request(test, 4);
 	a = s->assoc;
 	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
