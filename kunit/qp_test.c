@@ -11,6 +11,9 @@
 #include "queue_fixture.h"
 #include "srq.h"
 
+/* Four batches of a flush */
+#define FLUSH_RING	(4 * SW_DDP_FLUSH_BATCH)
+
 static struct sw_ddp_dev *fx_sdev(struct kunit *test)
 {
 	return to_sdev(((struct qfix *)test->priv)->ibdev);
@@ -740,6 +743,121 @@ static void sq_user_sqe_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring[1].flags, 0);
 }
 
+/*
+ * A completion handler that, as many consumers do, polls what is there
+ * and arms again: each call sees what one batch of a flush completed.
+ */
+struct flush_watch {
+	u64 ids[FLUSH_RING];
+	int n;
+	int not_flushed;
+	int calls;
+	int most;			/* CQEs seen in one call */
+};
+
+static void flush_watch_comp(struct ib_cq *cq, void *context)
+{
+	struct flush_watch *w = context;
+	struct ib_wc wc;
+	int got = 0;
+
+	while (ib_poll_cq(cq, 1, &wc) == 1) {
+		if (w->n < FLUSH_RING)
+			w->ids[w->n] = wc.wr_id;
+		if (wc.status != IB_WC_WR_FLUSH_ERR)
+			w->not_flushed++;
+		w->n++;
+		got++;
+	}
+	w->calls++;
+	w->most = max(w->most, got);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+}
+
+static void expect_flushed_in_batches(struct kunit *test,
+				      struct flush_watch *w, u64 first)
+{
+	int i;
+
+	KUNIT_EXPECT_EQ(test, w->n, FLUSH_RING);
+	KUNIT_EXPECT_EQ(test, w->not_flushed, 0);
+	for (i = 0; i < min(w->n, FLUSH_RING); i++)
+		if (w->ids[i] != first + i) {
+			KUNIT_FAIL(test, "CQE %d: wr_id %llu", i, w->ids[i]);
+			break;
+		}
+	/* the handler ran between batches, each of them bounded */
+	KUNIT_EXPECT_EQ(test, w->calls, FLUSH_RING / SW_DDP_FLUSH_BATCH);
+	KUNIT_EXPECT_LE(test, w->most, SW_DDP_FLUSH_BATCH);
+}
+
+/*
+ * A user QP in ERROR whose process marks its whole SQ valid and rings the
+ * doorbell has every SQE flushed, in order, a malformed one too, in
+ * batches with the SQ's lock dropped between them; then again.
+ */
+static void doorbell_in_error_flushes_in_batches(struct kunit *test)
+{
+	struct flush_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct sw_ddp_qp *sqp;
+	struct siw_sqe *ring;
+	int round, i, err;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	cq = qf_cq_handler(test, 2 * FLUSH_RING, flush_watch_comp, w);
+	qp = qf_qp(test, cq, FLUSH_RING, 4);
+	sqp = to_qp(qp);
+	ring = sqp->sq.ring;
+	KUNIT_ASSERT_EQ(test, sqp->sq.num, FLUSH_RING);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+
+	for (round = 0; round < 2; round++) {
+		memset(w, 0, sizeof(*w));
+		ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+		sqp->user = true;	/* read the ring as a libsiw ring */
+		for (i = 0; i < FLUSH_RING; i++) {
+			ring[i] = (struct siw_sqe){
+				.id = round * FLUSH_RING + i,
+				/* one a user may not post: flushed, too */
+				.opcode = i == 100 ? SIW_OP_REG_MR :
+						     SIW_OP_SEND,
+			};
+			/* as libsiw: the SQE, then its valid flag */
+			smp_store_release(&ring[i].flags, SIW_WQE_VALID);
+		}
+		err = ib_post_send(qp, NULL, NULL);
+		sqp->user = false;
+		KUNIT_ASSERT_EQ(test, err, 0);
+
+		expect_flushed_in_batches(test, w, round * FLUSH_RING);
+		for (i = 0; i < FLUSH_RING; i++)
+			KUNIT_ASSERT_EQ_MSG(test, ring[i].flags, 0,
+					    "slot %d still valid", i);
+	}
+}
+
+/* ERROR flushes a full RQ in batches too, in posting order. */
+static void error_flushes_rq_in_batches(struct kunit *test)
+{
+	struct flush_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	cq = qf_cq_handler(test, 2 * FLUSH_RING, flush_watch_comp, w);
+	qp = qf_qp(test, cq, 4, FLUSH_RING);
+	KUNIT_ASSERT_EQ(test, to_qp(qp)->rq.num, FLUSH_RING);
+	for (i = 0; i < FLUSH_RING; i++)
+		KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 1000 + i), 0);
+
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	expect_flushed_in_batches(test, w, 1000);
+}
+
 static void rq_get_and_complete(struct kunit *test)
 {
 	struct ib_cq *cq = qf_cq(test, 8);
@@ -1017,6 +1135,8 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(sq_flush_leaves_busy),
 	KUNIT_CASE(sq_refuses_malformed_sqe),
 	KUNIT_CASE(sq_user_sqe_rules),
+	KUNIT_CASE(doorbell_in_error_flushes_in_batches),
+	KUNIT_CASE(error_flushes_rq_in_batches),
 	KUNIT_CASE(rq_get_and_complete),
 	KUNIT_CASE(rq_refuses_malformed_rqe),
 	KUNIT_CASE(srq_create_checks),

@@ -165,11 +165,22 @@ static void qf_untrack(void **slots, void *obj)
 
 struct ib_cq *qf_cq(struct kunit *test, int cqe)
 {
+	return qf_cq_handler(test, cqe, qf_comp, test->priv);
+}
+
+/*
+ * A CQ whose completion handler is @comp, called with @context; its async
+ * events are recorded only if @context is the fixture.
+ */
+struct ib_cq *qf_cq_handler(struct kunit *test, int cqe,
+			    ib_comp_handler comp, void *context)
+{
 	struct qfix *fx = test->priv;
 	struct ib_cq_init_attr attr = { .cqe = cqe };
 	struct ib_cq *cq;
 
-	cq = ib_create_cq(fx->ibdev, qf_comp, qf_event, fx, &attr);
+	cq = ib_create_cq(fx->ibdev, comp, context == fx ? qf_event : NULL,
+			  context, &attr);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(cq), "ib_create_cq: %ld",
 			       PTR_ERR(cq));
 	qf_track(test, (void **)fx->cq, cq);

@@ -33,6 +33,8 @@ int qf_init_pd(struct kunit *test, int pd_flags, struct ib_pd **pd);
 void qf_exit(struct kunit *test);
 
 struct ib_cq *qf_cq(struct kunit *test, int cqe);
+struct ib_cq *qf_cq_handler(struct kunit *test, int cqe,
+			    ib_comp_handler comp, void *context);
 struct ib_qp *qf_qp_attr(struct kunit *test, struct ib_qp_init_attr *attr);
 struct ib_qp *qf_qp(struct kunit *test, struct ib_cq *cq, u32 send_wr,
 		    u32 recv_wr);

@@ -118,6 +118,40 @@ static void qp_event(struct sw_ddp_qp *qp, enum ib_event_type type)
 		qp->base.event_handler(&event, qp->base.qp_context);
 }
 
+/**
+ * sw_ddp_wq_flush() - flush a work queue in batches
+ * @qp: the QP, in ERROR
+ * @lock: the work queue's lock (IRQ-safe)
+ * @cq: its CQ
+ * @some: one batch: completes up to its budget of WQEs under @lock, and
+ *	returns true if there may be more; @taken is its count across
+ *	batches, zero at first
+ *
+ * A user QP's rings hold up to SW_DDP_MAX_QP_WR WQEs, all of which its
+ * process may have marked valid: between batches the lock is dropped,
+ * the completion handler called if due, and the CPU offered.  Process
+ * context.
+ */
+void sw_ddp_wq_flush(struct sw_ddp_qp *qp, spinlock_t *lock,
+		     struct sw_ddp_cq *cq, sw_ddp_flush_fn some)
+{
+	unsigned long flags;
+	bool notify, more;
+	u32 taken = 0;
+
+	might_sleep();
+	do {
+		notify = false;
+		spin_lock_irqsave(lock, flags);
+		more = some(qp, &notify, SW_DDP_FLUSH_BATCH, &taken);
+		spin_unlock_irqrestore(lock, flags);
+		if (notify)
+			sw_ddp_cq_notify(cq);
+		if (more)
+			cond_resched();
+	} while (more);
+}
+
 /* Apply a state change that qp_check_state() allowed. */
 static void qp_set_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
 {

@@ -151,6 +151,17 @@ int sw_ddp_qp_llp_attach(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp,
 			 u16 ird, u16 ord);
 void sw_ddp_qp_llp_detach(struct sw_ddp_qp *qp);
 
+/*
+ * A flush completes this many WQEs at most between two looks at the
+ * scheduler, its work queue's lock dropped: sw_ddp_wq_flush() calls @some
+ * with that budget, under the lock, until it returns false.
+ */
+#define SW_DDP_FLUSH_BATCH	64
+typedef bool (*sw_ddp_flush_fn)(struct sw_ddp_qp *qp, bool *notify,
+				u32 budget, u32 *taken);
+void sw_ddp_wq_flush(struct sw_ddp_qp *qp, spinlock_t *lock,
+		     struct sw_ddp_cq *cq, sw_ddp_flush_fn some);
+
 /* sq.c, rq.c: set-up and flush, for qp.c */
 int sw_ddp_sq_init(struct sw_ddp_qp *qp, u32 num, struct ib_ucontext *uctx,
 		   u64 *key);

@@ -15,7 +15,8 @@
  *
  * Locking: rq->lock (IRQ-safe) covers the ring cursors; flush CQEs are
  * added under it (cq->lock nests inside), and completion handlers are
- * called after it is dropped.
+ * called after it is dropped.  A flush drops it every SW_DDP_FLUSH_BATCH
+ * RQEs.
  */
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -124,44 +125,52 @@ static void rq_wc(struct sw_ddp_qp *qp, u64 wr_id, enum ib_wc_status status,
 }
 
 /*
- * Flush the RQE the engine holds, then the posted ones: at most one pass
- * over a ring user space fills.
+ * Flush the RQE the engine holds, then up to @budget posted ones.  A user
+ * can keep setting valid flags: @taken counts those taken since the flush
+ * began, one pass over the ring at most.  Returns true if it stopped at
+ * @budget.
  */
-static void rq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
+static bool rq_flush_some_locked(struct sw_ddp_qp *qp, bool *notify,
+				 u32 budget, u32 *taken)
 {
 	struct sw_ddp_rq *rq = &qp->rq;
 	struct sw_ddp_wc wc;
 	struct siw_rqe rqe;
-	u32 n;
 
 	if (rq->held) {
 		rq->held = false;
 		rq_wc(qp, rq->held_id, IB_WC_WR_FLUSH_ERR, &wc);
 		sw_ddp_cq_add(qp_rcq(qp), &wc, notify);
 	}
-	for (n = 0; rq->ring && n < rq->num; n++) {
-		if (sw_ddp_rqe_take(rq_slot(rq, rq->get), &rqe) == -ENOENT)
-			break;
+	for (; budget; budget--) {
+		if (!rq->ring || *taken == rq->num ||
+		    sw_ddp_rqe_take(rq_slot(rq, rq->get), &rqe) == -ENOENT)
+			return false;
+		(*taken)++;
 		rq->get++;
 		rq_wc(qp, rqe.id, IB_WC_WR_FLUSH_ERR, &wc);
 		sw_ddp_cq_add(qp_rcq(qp), &wc, notify);
 	}
+	return true;
 }
 
-/*
- * The RQ of a QP in ERROR.  An SRQ is not flushed, other QPs share it;
- * only the RQE this QP took from it.
+static void rq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
+{
+	u32 taken = 0;
+
+	rq_flush_some_locked(qp, notify, U32_MAX, &taken);
+}
+
+/**
+ * sw_ddp_rq_flush() - complete the RQ's RQEs with a flush error
+ * @qp: the QP, in ERROR
+ *
+ * An SRQ is not flushed, other QPs share it; only the RQE this QP took
+ * from it.  In batches (sw_ddp_wq_flush()).  Process context.
  */
 void sw_ddp_rq_flush(struct sw_ddp_qp *qp)
 {
-	bool notify = false;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	rq_flush_locked(qp, &notify);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
-	if (notify)
-		sw_ddp_cq_notify(qp_rcq(qp));
+	sw_ddp_wq_flush(qp, &qp->rq.lock, qp_rcq(qp), rq_flush_some_locked);
 }
 
 static int rq_post_locked(struct sw_ddp_qp *qp, const struct ib_recv_wr **wr)

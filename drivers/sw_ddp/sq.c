@@ -24,7 +24,7 @@
  * Locking: sq->lock (IRQ-safe) covers the ring cursors and the taken
  * records (next is also read without it, by sq_idle()); CQEs are added
  * under it (cq->lock nests inside), and completion handlers are called
- * after it is dropped.
+ * after it is dropped.  A flush drops it every SW_DDP_FLUSH_BATCH SQEs.
  */
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -289,38 +289,46 @@ static void sq_flush_wc(struct sw_ddp_qp *qp, u64 id, u8 opcode,
 }
 
 /*
- * Complete the done SQEs at the head, in posting order, and free their
- * slots.  Successful unsignalled SQEs complete without a CQE; failed ones
- * always have one.  Returns -EOVERFLOW if a CQE was lost.
+ * Complete the done SQE at the head, if there is one, and free its slot.
+ * A successful unsignalled SQE completes without a CQE; a failed one
+ * always has one.  Returns -EAGAIN if the head is not done (or there is
+ * none), -EOVERFLOW if its CQE was lost.
+ */
+static int sq_retire_one_locked(struct sw_ddp_qp *qp, bool *notify)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	struct sw_ddp_swqe *t = sq_taken(sq, sq->get);
+	struct sw_ddp_wc wc;
+
+	if (sq->get == sq->next || !t->done)
+		return -EAGAIN;
+	/*
+	 * The slot is free before its completion is visible: a consumer that
+	 * sees the CQE may post into the slot at once (libsiw fails a post
+	 * to a slot still marked valid).  A full barrier: libsiw also tests
+	 * this flag for its doorbell.
+	 */
+	smp_store_mb(sq_slot(sq, sq->get)->flags, 0);
+	sq->get++;
+	if (t->status == IB_WC_SUCCESS && !(t->flags & SIW_WQE_SIGNALLED))
+		return 0;
+	sq_flush_wc(qp, t->id, t->opcode, &wc);
+	wc.status = t->status;
+	wc.bytes = t->bytes;
+	return sw_ddp_cq_add(qp_scq(qp), &wc, notify);
+}
+
+/*
+ * Complete the done SQEs at the head, in posting order.  Returns
+ * -EOVERFLOW if a CQE was lost.
  */
 static int sq_retire_locked(struct sw_ddp_qp *qp, bool *notify)
 {
-	struct sw_ddp_sq *sq = &qp->sq;
-	struct sw_ddp_wc wc;
-	int err = 0;
+	int err = 0, ret;
 
-	while (sq->get != sq->next) {
-		struct sw_ddp_swqe *t = sq_taken(sq, sq->get);
-
-		if (!t->done)
-			break;
-		/*
-		 * The slot is free before its completion is visible: a
-		 * consumer that sees the CQE may post into the slot at once
-		 * (libsiw fails a post to a slot still marked valid).  A
-		 * full barrier: libsiw also tests this flag for its doorbell.
-		 */
-		smp_store_mb(sq_slot(sq, sq->get)->flags, 0);
-		sq->get++;
-		if (t->status != IB_WC_SUCCESS ||
-		    (t->flags & SIW_WQE_SIGNALLED)) {
-			sq_flush_wc(qp, t->id, t->opcode, &wc);
-			wc.status = t->status;
-			wc.bytes = t->bytes;
-			if (sw_ddp_cq_add(qp_scq(qp), &wc, notify))
-				err = -EOVERFLOW;
-		}
-	}
+	while ((ret = sq_retire_one_locked(qp, notify)) != -EAGAIN)
+		if (ret)
+			err = ret;
 	return err;
 }
 
@@ -387,15 +395,15 @@ static int sq_take_locked(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
 }
 
 /*
- * Flush every SQE (QP in ERROR): the taken ones first, as they are older,
- * then those never taken.  A user can keep setting valid flags: one pass
- * over the ring at most.
+ * Flushing (QP in ERROR) goes in two steps: the taken SQEs are marked
+ * first, as they are older, then each is completed, and those never taken
+ * are taken and completed, in posting order.  The busy one, whose buffers
+ * the engine may still be reading, is the engine's to complete, and with
+ * it every later one.
  */
-static void sq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
+static void sq_flush_mark_locked(struct sw_ddp_sq *sq)
 {
-	struct sw_ddp_sq *sq = &qp->sq;
-	struct siw_sqe sqe;
-	u32 idx, seq, n;
+	u32 idx;
 
 	for (idx = sq->get; idx != sq->next; idx++) {
 		struct sw_ddp_swqe *t = sq_taken(sq, idx);
@@ -409,27 +417,62 @@ static void sq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
 		t->status = IB_WC_WR_FLUSH_ERR;
 		t->done = true;
 	}
-	sq_retire_locked(qp, notify);
-
-	for (n = 0; n < sq->num; n++) {
-		if (sq_take_locked(qp, &sqe, &seq) == -ENOENT)
-			break;
-		sq_taken(sq, seq)->status = IB_WC_WR_FLUSH_ERR;
-		sq_taken(sq, seq)->done = true;
-		sq_retire_locked(qp, notify);
-	}
 }
 
+/*
+ * Up to @budget steps of a flush, each completing one done SQE or taking
+ * one and completing it (unless the busy one still holds it up).  A user
+ * can keep setting valid flags: @taken counts those taken since the flush
+ * began, one pass over the ring at most.  Returns true if it stopped at
+ * @budget.
+ */
+static bool sq_flush_some_locked(struct sw_ddp_qp *qp, bool *notify,
+				 u32 budget, u32 *taken)
+{
+	struct sw_ddp_sq *sq = &qp->sq;
+	struct siw_sqe sqe;
+	u32 seq;
+
+	for (; budget; budget--) {
+		if (sq_retire_one_locked(qp, notify) != -EAGAIN)
+			continue;
+		if (*taken == sq->num ||
+		    sq_take_locked(qp, &sqe, &seq) == -ENOENT)
+			return false;
+		(*taken)++;
+		/* a malformed one too: it is flushed, not failed */
+		sq_taken(sq, seq)->status = IB_WC_WR_FLUSH_ERR;
+		sq_taken(sq, seq)->done = true;
+		sq_retire_one_locked(qp, notify);
+	}
+	return true;
+}
+
+/* The whole flush at once, for a kernel consumer's post in ERROR. */
+static void sq_flush_locked(struct sw_ddp_qp *qp, bool *notify)
+{
+	u32 taken = 0;
+
+	sq_flush_mark_locked(&qp->sq);
+	sq_flush_some_locked(qp, notify, U32_MAX, &taken);
+}
+
+/**
+ * sw_ddp_sq_flush() - complete the SQ's SQEs with a flush error
+ * @qp: the QP, in ERROR
+ *
+ * The taken ones are marked, then all complete in batches
+ * (sw_ddp_wq_flush()): a user QP's process can mark its whole ring valid
+ * before each doorbell.  Process context.
+ */
 void sw_ddp_sq_flush(struct sw_ddp_qp *qp)
 {
-	bool notify = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	sq_flush_locked(qp, &notify);
+	sq_flush_mark_locked(&qp->sq);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (notify)
-		sw_ddp_cq_notify(qp_scq(qp));
+	sw_ddp_wq_flush(qp, &qp->sq.lock, qp_scq(qp), sq_flush_some_locked);
 }
 
 static int sq_post_locked(struct sw_ddp_qp *qp, const struct ib_send_wr **wr)
