@@ -326,23 +326,39 @@ static void seq_replay_early(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->r.n, 0);
 }
 
-/* Held copies stop at held_max; a gap cannot eat memory. */
+/*
+ * Held copies stop at held_max; a gap cannot eat memory.  The chunk that
+ * does not fit is lost, not the sequence: in its turn it is passed over,
+ * and what comes after it is still put in order.
+ */
 static void seq_held_cap(struct kunit *test)
 {
 	struct seq_fx *f = test->priv;
-	u16 ssn;
+	u16 ssn, lost;
 	int err = 0;
 
 	sw_ddp_sctp_seq_fini(&f->q);
 	KUNIT_ASSERT_EQ(test, sw_ddp_sctp_seq_init(&f->q, 10 * 64), 0);
 	for (ssn = 1; ssn < 100 && !err; ssn++)
 		err = seq_put(f, ssn);
+	lost = ssn - 1;
 	KUNIT_EXPECT_EQ(test, err, -ENOBUFS);
-	KUNIT_EXPECT_GT(test, ssn, 2);
+	KUNIT_EXPECT_GT(test, lost, 1);
 	KUNIT_EXPECT_LE(test, f->q.held_bytes, 10 * 64);
-	KUNIT_EXPECT_TRUE(test, f->q.dead);
-	KUNIT_EXPECT_EQ(test, seq_put(f, 0), -EPROTO);
-	KUNIT_EXPECT_EQ(test, f->r.n, 0);
+	KUNIT_EXPECT_FALSE(test, f->q.dead);
+
+	KUNIT_ASSERT_EQ(test, seq_put(f, lost + 2), -ENOBUFS);
+	KUNIT_ASSERT_EQ(test, seq_put(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->q.next, lost + 1);
+	KUNIT_EXPECT_EQ(test, f->q.held_bytes, 0);
+	KUNIT_ASSERT_EQ(test, seq_put(f, lost + 1), 0);
+	KUNIT_EXPECT_EQ(test, f->q.next, lost + 3);
+	/* 0 to lost - 1, then lost + 1: neither lost one */
+	KUNIT_ASSERT_EQ(test, f->r.n, lost + 1);
+	for (ssn = 0; ssn < lost; ssn++)
+		KUNIT_EXPECT_EQ(test, f->r.got[ssn], ssn);
+	KUNIT_EXPECT_EQ(test, f->r.got[lost], lost + 1);
+	KUNIT_EXPECT_FALSE(test, f->q.dead);
 }
 
 /*

@@ -741,6 +741,18 @@ static const struct sw_ddp_rx_ops sess_hold_rx = {
 	.hdr_len = hold_hdr_len,
 };
 
+/* An accepted session that holds every segment ahead of its turn */
+static struct sw_ddp_sctp_session *raw_establish_holding(struct kunit *test)
+{
+	struct sw_ddp_sctp_session *s = raw_establish(test);
+
+	sw_ddp_sctp_lock(s);
+	KUNIT_ASSERT_EQ(test, 0,
+			s->llp.ops->start(&s->llp, &sess_hold_rx, NULL, 1));
+	sw_ddp_sctp_unlock(s);
+	return s;
+}
+
 /*
  * Closed on our side, a session takes no more segments: the ones it
  * held for their turn are given back at once, to it and to the
@@ -752,11 +764,7 @@ static void sess_test_closed_gives_back(struct kunit *test)
 	struct sess_test *t = test->priv;
 	struct sw_ddp_sctp_session *s;
 
-	s = raw_establish(test);
-	sw_ddp_sctp_lock(s);
-	KUNIT_ASSERT_EQ(test, 0,
-			s->llp.ops->start(&s->llp, &sess_hold_rx, NULL, 1));
-	sw_ddp_sctp_unlock(s);
+	s = raw_establish_holding(test);
 	raw_seg(test, 3, 2);	/* DDP-SSN 1 still to come */
 	raw_seg(test, 3, 3);
 	KUNIT_ASSERT_GT(test, sess_held(s, true), 0);
@@ -771,6 +779,73 @@ static void sess_test_closed_gives_back(struct kunit *test)
 
 	raw_seg(test, 3, 1);
 	raw_ctrl(test, t->raw, 3, 4, SCTP_DDP_FUNC_TERMINATE, 0);
+	KUNIT_EXPECT_TRUE(test, sess_sid_given_back(s, SESS_WAIT));
+}
+
+static void sess_all_max_restore(void *unused)
+{
+	WRITE_ONCE(sw_ddp_sctp_held_all_max, SW_DDP_SCTP_ALL_HELD_MAX);
+}
+
+/* Nothing more may be held, by any session, until the case ends. */
+static void sess_hold_nothing_more(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   sess_all_max_restore,
+							   NULL));
+	WRITE_ONCE(sw_ddp_sctp_held_all_max,
+		   atomic_long_read(&sw_ddp_sctp_held_all));
+}
+
+/*
+ * §10: a segment the session cannot hold for its turn (here the cap of
+ * all sessions) is lost, and the session fails with our Terminate; what
+ * it held goes back.  The peer broke no rule, and its chunks are still
+ * in flight: the sequence passes over the lost one, and the stream id is
+ * kept until the peer's final chunk has come in its turn (§6.6).
+ */
+static void sess_test_lost_segment(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	s = raw_establish_holding(test);
+	raw_seg(test, 3, 2);	/* held: DDP-SSN 1 still to come */
+	KUNIT_ASSERT_GT(test, sess_held(s, true), 0);
+	sess_hold_nothing_more(test);
+	raw_seg(test, 3, 3);
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_FAILED, t->pas.why);
+	raw_expect(test, t->raw, 3, 1, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_EQ(test, 0, sess_held(s, false));
+	KUNIT_EXPECT_FALSE_MSG(test, sess_sid_given_back(s, SESS_SHORT),
+			       "stream id given back before the peer's end");
+
+	raw_seg(test, 3, 1);
+	raw_seg(test, 3, 4);	/* after the lost one: dropped in turn */
+	raw_ctrl(test, t->raw, 3, 5, SCTP_DDP_FUNC_TERMINATE, 0);
+	KUNIT_EXPECT_TRUE(test, sess_sid_given_back(s, SESS_WAIT));
+}
+
+/*
+ * The same for the peer's Terminate, ahead of a segment: a lost control
+ * chunk is the peer's final one, and its turn gives the stream id back.
+ */
+static void sess_test_lost_terminate(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	s = raw_establish_holding(test);
+	sess_hold_nothing_more(test);
+	raw_ctrl(test, t->raw, 3, 2, SCTP_DDP_FUNC_TERMINATE, 0);
+	sess_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_SCTP_FAILED, t->pas.why);
+	raw_expect(test, t->raw, 3, 1, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_FALSE_MSG(test, sess_sid_given_back(s, SESS_SHORT),
+			       "stream id given back before the peer's end");
+
+	raw_seg(test, 3, 1);
 	KUNIT_EXPECT_TRUE(test, sess_sid_given_back(s, SESS_WAIT));
 }
 
@@ -1414,6 +1489,8 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_reinitiate),
 	KUNIT_CASE(sess_test_reinitiate_wrapped),
 	KUNIT_CASE(sess_test_closed_gives_back),
+	KUNIT_CASE(sess_test_lost_segment),
+	KUNIT_CASE(sess_test_lost_terminate),
 	KUNIT_CASE(sess_test_no_adaptation),
 	KUNIT_CASE_SLOW(sess_test_idle_passive),
 	KUNIT_CASE(sess_test_assoc_lost),

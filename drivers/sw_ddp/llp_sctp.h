@@ -90,7 +90,8 @@ int sw_ddp_sctp_chunk_copy(const struct sw_ddp_sctp_chunk *c, u32 off,
 struct sw_ddp_sctp_seq_ops {
 	/*
 	 * In DDP-SSN order, each chunk once.  0 to go on; a negative errno
-	 * ends the session's receive side (nothing more is delivered).
+	 * (not -ENOBUFS, which says a chunk was lost) ends the session's
+	 * receive side (nothing more is delivered).
 	 */
 	int (*deliver)(void *ctx, const struct sw_ddp_sctp_chunk *c);
 	/*
@@ -143,8 +144,10 @@ extern long sw_ddp_sctp_held_all_max;	/* SW_DDP_SCTP_ALL_HELD_MAX */
 #endif
 /*
  * One chunk with DDP-SSN @ssn arrived.  Return: 0; -EPROTO for a
- * DDP-SSN outside the window or a replay; -ENOBUFS over the cap; or the
- * ops' error.  After an error the sequence takes nothing more.
+ * DDP-SSN outside the window or a replay; -ENOBUFS if the chunk, ahead
+ * of its turn, could not be held and is lost (it is passed over in turn);
+ * or the ops' error.  After an error but -ENOBUFS the sequence takes
+ * nothing more.
  */
 int sw_ddp_sctp_seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
 		       const struct sw_ddp_sctp_chunk *c,

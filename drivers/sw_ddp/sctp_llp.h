@@ -237,6 +237,8 @@ struct sw_ddp_sctp_session {
 	u32 rx_answers;			/* chunks in turn that answer ours */
 	bool rx_end;			/* the peer's final chunk came */
 	bool rx_dead;			/* deliver nothing more */
+	bool lost_ctrl;			/* a control chunk was lost: */
+	u16 lost_ssn;			/* its DDP-SSN */
 	bool fail_pending;		/* the QP was failed; close() to come */
 	enum sw_ddp_sctp_close fail_why;
 	/* The peer's private data, from its Initiate, Accept or Reject */

@@ -187,7 +187,10 @@ err:
 	return err;
 }
 
-/* A chunk ahead of its turn: placed now by the session, or held. */
+/*
+ * A chunk ahead of its turn: placed now by the session, or held; one that
+ * cannot be held is lost, and passed over in turn as one placed.
+ */
 static int seq_ahead(struct sw_ddp_sctp_seq *q, u16 ssn,
 		     const struct sw_ddp_sctp_chunk *c,
 		     const struct sw_ddp_sctp_seq_ops *ops, void *ctx)
@@ -196,13 +199,9 @@ static int seq_ahead(struct sw_ddp_sctp_seq *q, u16 ssn,
 
 	if (ret < 0)
 		return ret;
-	if (!ret) {
-		ret = seq_hold(q, ssn, c);
-		if (ret)
-			return ret;
-	}
+	ret = !ret && seq_hold(q, ssn, c) ? -ENOBUFS : 0;
 	__set_bit(seq_bit(ssn), q->seen);
-	return 0;
+	return ret;
 }
 
 static int seq_deliver_held(struct sw_ddp_sctp_seq *q,
@@ -274,12 +273,15 @@ static int seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
  *
  * Process context (a held chunk is copied with GFP_KERNEL).  RFC 5043
  * §6.1: a chunk that breaks the sequence ends the session, and so does
- * any error here: the sequence refuses everything afterwards.
+ * any error here but -ENOBUFS: the sequence refuses everything afterwards.
+ * A chunk ahead of its turn that cannot be held (§10: a cap, or memory)
+ * is lost: its DDP-SSN is passed over in turn, as one placed early, and
+ * the sequence still orders what comes after it.
  *
  * Return: 0; -EPROTO for a DDP-SSN outside the window, a replay, or a
- * sequence already ended; -ENOBUFS if holding @c would pass held_max or
- * pool_max;
- * -ENOMEM; or the error deliver() or early() returned.
+ * sequence already ended; -ENOBUFS if @c was lost (holding it would
+ * pass held_max, pool_max or SW_DDP_SCTP_ALL_HELD_MAX, or memory ran
+ * out); or the error deliver() or early() returned.
  */
 int sw_ddp_sctp_seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
 		       const struct sw_ddp_sctp_chunk *c,
@@ -290,7 +292,7 @@ int sw_ddp_sctp_seq_rx(struct sw_ddp_sctp_seq *q, u16 ssn,
 	if (q->dead)
 		return -EPROTO;
 	err = seq_rx(q, ssn, c, ops, ctx);
-	if (err)
+	if (err && err != -ENOBUFS)
 		q->dead = true;
 	return err;
 }

@@ -312,6 +312,16 @@ static void sess_end(struct sw_ddp_sctp_session *s, enum sw_ddp_sctp_close why)
 	sess_finalize(s, why);
 }
 
+/* An accepted session fails: our Terminate, and the QP to ERROR. */
+static void sess_rdma_fail(struct sw_ddp_sctp_session *s)
+{
+	if (s->fail_pending)
+		return;
+	sess_shut_segments(s);
+	sess_terminate(s);
+	sess_end(s, SW_DDP_SCTP_FAILED);
+}
+
 /*
  * §6.1: a chunk fits none of the legal sequences, or breaks §5.2, §9 or
  * §10: the session ends with a Terminate.  Nothing more is taken from a
@@ -340,11 +350,7 @@ static void sess_fail(struct sw_ddp_sctp_session *s)
 		sess_terminate(s);
 		break;
 	case SW_DDP_SCTP_RDMA:
-		if (s->fail_pending)
-			break;
-		sess_shut_segments(s);
-		sess_terminate(s);
-		sess_end(s, SW_DDP_SCTP_FAILED);
+		sess_rdma_fail(s);
 		break;
 	default:
 		s->answered = true;
@@ -352,6 +358,54 @@ static void sess_fail(struct sw_ddp_sctp_session *s)
 			s->tx_end = true;
 		break;
 	}
+}
+
+/*
+ * §10: a chunk ahead of its turn could not be held (a cap of sctp_seq.c,
+ * or memory) and is lost.  The session ends with our Terminate, as for a
+ * violation, but the peer broke no rule: the sequence passes over the
+ * lost chunk in its turn and still orders what follows, so the stream id
+ * waits for the peer's final chunk, in its turn, as after a close on our
+ * side (§6.6).  A lost control chunk is that final chunk, for nothing
+ * legal follows a Terminate, and a chunk that fits no legal sequence
+ * would end the session; there is only one of them.
+ */
+static void sess_lost(struct sw_ddp_sctp_session *s, u32 ppid, u16 ssn)
+{
+	if (s->rx_end)
+		return;
+	pr_debug("sw_ddp: SCTP stream %u: chunk %u lost in state %d\n",
+		 s->sid, ssn, s->state);
+	if (ppid == SCTP_DDP_PPID_SESSION_CTRL) {
+		if (s->lost_ctrl) {
+			sess_fail(s);
+			return;
+		}
+		s->lost_ctrl = true;
+		s->lost_ssn = ssn;
+	}
+	s->rx_dead = true;
+	sw_ddp_sctp_seq_forget(&s->seq, SCTP_DDP_PPID_SEGMENT);
+	switch (s->state) {
+	case SW_DDP_SCTP_INITIATED:
+		/* the answer is still to come, at DDP-SSN 0 */
+		sess_abandon(s, -ENOBUFS);
+		break;
+	case SW_DDP_SCTP_RDMA:
+		sess_rdma_fail(s);
+		break;
+	default:
+		break;	/* closed on our side: only control chunks are held */
+	}
+}
+
+/* The sequence has passed the lost control chunk: the peer's final one. */
+static void sess_lost_passed(struct sw_ddp_sctp_session *s)
+{
+	if (s->lost_ctrl &&
+	    !sctp_ddp_ssn_in_window(s->lost_ssn, s->seq.next,
+				    SCTP_DDP_SSN_WINDOW_MAX))
+		s->rx_end = true;
 }
 
 /* Control messages in, in DDP-SSN order */
@@ -692,6 +746,7 @@ void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid,
 	const u8 *flat = msg->data;
 	u32 ppid = msg->ppid, len = msg->len;
 	struct sw_ddp_sctp_chunk c;
+	int err;
 
 	if (WARN_ON_ONCE(sw_ddp_sctp_chunk_flat(msg) <
 			 (ppid == SCTP_DDP_PPID_SESSION_CTRL ? len :
@@ -721,9 +776,13 @@ void sctp_sess_rx(struct sw_ddp_sctp_assoc *a, u16 sid,
 		c.head = min(c.head, len) - hdr;
 		c.skb_off += hdr;
 	}
-	if (sw_ddp_sctp_seq_rx(&s->seq, sctp_ddp_ssn(flat), &c, &sctp_seq_ops,
-			       s))
+	err = sw_ddp_sctp_seq_rx(&s->seq, sctp_ddp_ssn(flat), &c,
+				 &sctp_seq_ops, s);
+	if (err == -ENOBUFS)
+		sess_lost(s, ppid, sctp_ddp_ssn(flat));
+	else if (err)
 		sess_fail(s);
+	sess_lost_passed(s);
 out:
 	/* nothing more goes up: what waits for its turn goes now */
 	if (s->rx_end)
