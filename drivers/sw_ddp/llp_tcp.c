@@ -152,8 +152,10 @@ static void tcp_sk_data_ready(struct sock *sk)
 
 /*
  * Take over @sock's callbacks.  An accepted socket was cloned from our
- * listener with our callbacks already in place: @parent then supplies the
- * originals.
+ * listener with our callbacks already in place (@parent then supplies the
+ * originals): they find @ep, and queue its work, as soon as it is the
+ * socket's user data, and that work may run at once on another CPU, with
+ * nobody holding the child's mutex.  So @ep has its socket by then.
  */
 static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
 			       struct sw_ddp_tcp_ep *parent)
@@ -166,11 +168,11 @@ static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
 					  sk->sk_state_change;
 	ep->saved_data_ready = parent ? parent->saved_data_ready :
 					sk->sk_data_ready;
+	WRITE_ONCE(ep->sock, sock);
 	sk->sk_user_data = ep;
 	sk->sk_state_change = tcp_sk_state_change;
 	sk->sk_data_ready = tcp_sk_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
-	WRITE_ONCE(ep->sock, sock);
 }
 
 /* Give the socket its callbacks back and close it (RST if @abortive). */
