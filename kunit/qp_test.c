@@ -687,6 +687,48 @@ static void sq_flush_leaves_busy(struct kunit *test)
 }
 
 /*
+ * A user posts behind the SQE the engine is sending when the QP goes to
+ * ERROR; libsiw rings no doorbell, the slot before being valid.  The
+ * engine does not send it, and once the busy one completes it is
+ * flushed too, in order.
+ */
+static void sq_flush_after_busy(struct kunit *test)
+{
+	struct ib_cq *cq = qf_cq(test, 8);
+	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
+	struct sw_ddp_qp *sqp = to_qp(qp);
+	struct siw_sqe *ring = sqp->sq.ring;
+	struct siw_sqe sqe;
+	struct ib_wc wc[4];
+	u32 seq, other;
+	int i;
+
+	sqp->user = true;	/* read the ring as a libsiw ring */
+	for (i = 0; i < 2; i++) {
+		ring[i] = (struct siw_sqe){ .id = 1 + i, .opcode = SIW_OP_SEND };
+		/* as libsiw: the SQE, then its valid flag */
+		smp_store_release(&ring[i].flags, SIW_WQE_VALID);
+	}
+	KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), 0);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	ring[2] = (struct siw_sqe){ .id = 3, .opcode = SIW_OP_SEND };
+	/* posted behind the busy one, as libsiw posts */
+	smp_store_release(&ring[2].flags, SIW_WQE_VALID);
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &other), -ENOENT);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
+
+	KUNIT_EXPECT_EQ(test, sw_ddp_sq_complete(sqp, seq, 8, IB_WC_SUCCESS),
+			0);
+	flush_work(&sqp->flush_work);
+	sqp->user = false;
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 3);
+	for (i = 0; i < 3; i++) {
+		expect_wc(test, &wc[i], 1 + i, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, ring[i].flags, 0);
+	}
+}
+
+/*
  * SQEs are checked after they are copied out of the ring, as user space
  * may write anything there.  Stand in for libsiw by writing the ring.
  */
@@ -1133,6 +1175,7 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(sq_completes_in_order),
 	KUNIT_CASE(sq_flush_taken_first),
 	KUNIT_CASE(sq_flush_leaves_busy),
+	KUNIT_CASE(sq_flush_after_busy),
 	KUNIT_CASE(sq_refuses_malformed_sqe),
 	KUNIT_CASE(sq_user_sqe_rules),
 	KUNIT_CASE(doorbell_in_error_flushes_in_batches),

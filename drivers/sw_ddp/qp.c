@@ -363,6 +363,31 @@ void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_fatal);
 
+static void qp_flush_work(struct work_struct *work)
+{
+	struct sw_ddp_qp *qp = container_of(work, struct sw_ddp_qp, flush_work);
+
+	mutex_lock(&qp->state_mutex);
+	if (qp->state == SW_DDP_QPS_ERROR)
+		sw_ddp_sq_flush(qp);
+	mutex_unlock(&qp->state_mutex);
+	sw_ddp_qp_put(qp);
+}
+
+/*
+ * Flush a user QP's SQ again, from a work item: the SQE the engine was
+ * sending when the QP went to ERROR has completed, and libsiw rang no
+ * doorbell for what it posted behind it meanwhile (the slot before was
+ * still valid).  Any context; the caller holds a reference or a verbs
+ * call on @qp.
+ */
+void sw_ddp_qp_flush_later(struct sw_ddp_qp *qp)
+{
+	sw_ddp_qp_get(qp);
+	if (!queue_work(system_wq, &qp->flush_work))
+		sw_ddp_qp_put(qp);
+}
+
 /**
  * sw_ddp_qp_llp_attach() - give an IDLE QP its established LLP stream
  * @qp: the QP
@@ -455,6 +480,7 @@ static void qp_init(struct sw_ddp_qp *qp, const struct ib_qp_init_attr *attr,
 	kref_init(&qp->ref);
 	init_completion(&qp->released);
 	INIT_WORK(&qp->fatal_work, qp_fatal_work);
+	INIT_WORK(&qp->flush_work, qp_flush_work);
 	mutex_init(&qp->state_mutex);
 	qp->state = SW_DDP_QPS_IDLE;
 	qp->ib_idle = IB_QPS_RESET;

@@ -93,6 +93,7 @@ struct sw_ddp_qp {
 	struct kref ref;
 	struct completion released;
 	struct work_struct fatal_work;
+	struct work_struct flush_work;	/* sw_ddp_qp_flush_later() */
 	bool fatal_owed;		/* its IB_EVENT_QP_FATAL not reported */
 	u32 epoch;			/* resets from ERROR; state_mutex */
 	u32 fatal_epoch;		/* the epoch the last failure was in */
@@ -140,6 +141,7 @@ struct sw_ddp_qp *sw_ddp_qp_get_named(struct sw_ddp_dev *sdev, u32 qpn);
 void sw_ddp_qp_get(struct sw_ddp_qp *qp);
 void sw_ddp_qp_put(struct sw_ddp_qp *qp);
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp);
+void sw_ddp_qp_flush_later(struct sw_ddp_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 int sw_ddp_qp_modify_locked(struct sw_ddp_qp *qp, struct ib_qp_attr *attr,
 			    int mask);

@@ -20,6 +20,8 @@
  * be reading its buffers, so a flush marks it and leaves its completion,
  * and with it every later one, to the engine.  A consumer that drains the
  * QP and frees its buffers then frees none the engine still sends from.
+ * In ERROR the engine takes no SQE: what a user posts behind a busy one,
+ * ringing no doorbell, is flushed once that one completes.
  *
  * Locking: sq->lock (IRQ-safe) covers the ring cursors and the taken
  * records (next is also read without it, by sq_idle()); CQEs are added
@@ -593,13 +595,20 @@ static bool sq_outstanding(const struct sw_ddp_sq *sq, u32 seq)
 	return seq - sq->get < sq->next - sq->get;
 }
 
-/* After a completion, outside sq->lock: the handler; a lost one fails. */
-static void sq_completed(struct sw_ddp_qp *qp, bool notify, int err)
+/*
+ * After a completion, outside sq->lock: the handler; a lost one fails.
+ * With the SQE a flush left to the engine (@refill) done, what a user
+ * posted behind it since is flushed too.
+ */
+static void sq_completed(struct sw_ddp_qp *qp, bool notify, int err,
+			 bool refill)
 {
 	if (notify)
 		sw_ddp_cq_notify(qp_scq(qp));
 	if (err == -EOVERFLOW)
 		sw_ddp_qp_fatal(qp);
+	if (refill && qp->user)
+		sw_ddp_qp_flush_later(qp);
 }
 
 /**
@@ -614,9 +623,10 @@ static void sq_completed(struct sw_ddp_qp *qp, bool notify, int err)
  * slot until it completes, and is busy until the engine completes or
  * releases it (sw_ddp_sq_release()).
  *
- * Return: 0; -ENOENT if no SQE is waiting; -EINVAL if the SQE was
- * malformed: it completes with IB_WC_LOC_QP_OP_ERR, and the caller (the
- * engine) fails the QP, its Terminate first.
+ * Return: 0; -ENOENT if no SQE is waiting, or the QP is in ERROR (the
+ * flush takes them); -EINVAL if the SQE was malformed: it completes with
+ * IB_WC_LOC_QP_OP_ERR, and the caller (the engine) fails the QP, its
+ * Terminate first.
  */
 int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 {
@@ -627,7 +637,15 @@ int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 	if (sq_idle(&qp->sq))
 		return -ENOENT;
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	err = sq_take_locked(qp, sqe, seq);
+	/*
+	 * In ERROR an SQE is flushed, not sent.  The state changes before
+	 * the flush takes this lock: the flush marks an SQE taken before
+	 * it, and we leave one posted after it to the next flush.
+	 */
+	if (READ_ONCE(qp->state) == SW_DDP_QPS_ERROR)
+		err = -ENOENT;
+	else
+		err = sq_take_locked(qp, sqe, seq);
 	if (!err) {
 		qp->sq.busy = true;
 		qp->sq.busy_seq = *seq;
@@ -662,7 +680,7 @@ int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 		       enum ib_wc_status status)
 {
 	struct sw_ddp_sq *sq = &qp->sq;
-	bool notify = false;
+	bool notify = false, refill = false;
 	unsigned long flags;
 	int err;
 
@@ -677,11 +695,12 @@ int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 		t->bytes = bytes;
 		t->status = t->flushed ? IB_WC_WR_FLUSH_ERR : status;
 		t->done = true;
+		refill = t->flushed;
 		err = sq_retire_locked(qp, &notify);
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
-	sq_completed(qp, notify, err);
+	sq_completed(qp, notify, err, refill);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_complete);
@@ -698,7 +717,7 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_complete);
 void sw_ddp_sq_release(struct sw_ddp_qp *qp, u32 seq)
 {
 	struct sw_ddp_sq *sq = &qp->sq;
-	bool notify = false;
+	bool notify = false, refill = false;
 	unsigned long flags;
 	int err = 0;
 
@@ -710,12 +729,13 @@ void sw_ddp_sq_release(struct sw_ddp_qp *qp, u32 seq)
 		if (t->flushed) {
 			t->status = IB_WC_WR_FLUSH_ERR;
 			t->done = true;
+			refill = true;
 			err = sq_retire_locked(qp, &notify);
 		}
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
-	sq_completed(qp, notify, err);
+	sq_completed(qp, notify, err, refill);
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_release);
 
