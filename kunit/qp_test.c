@@ -607,6 +607,14 @@ static void sq_completes_in_order(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, sw_ddp_sq_pending(sqp));
 }
 
+/* Post into a ring as libsiw does: the SQE, then its flags. */
+static void user_post(struct siw_sqe *slot, u64 id, u8 opcode, u16 flags)
+{
+	*slot = (struct siw_sqe){ .id = id, .opcode = opcode };
+	/* the SQE is complete before it is valid */
+	smp_store_release(&slot->flags, flags);
+}
+
 /* ERROR flushes taken SQEs first; those that ended keep their outcome. */
 static void sq_flush_taken_first(struct kunit *test)
 {
@@ -704,16 +712,11 @@ static void sq_flush_after_busy(struct kunit *test)
 	int i;
 
 	sqp->user = true;	/* read the ring as a libsiw ring */
-	for (i = 0; i < 2; i++) {
-		ring[i] = (struct siw_sqe){ .id = 1 + i, .opcode = SIW_OP_SEND };
-		/* as libsiw: the SQE, then its valid flag */
-		smp_store_release(&ring[i].flags, SIW_WQE_VALID);
-	}
+	for (i = 0; i < 2; i++)
+		user_post(&ring[i], 1 + i, SIW_OP_SEND, SIW_WQE_VALID);
 	KUNIT_ASSERT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), 0);
 	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
-	ring[2] = (struct siw_sqe){ .id = 3, .opcode = SIW_OP_SEND };
-	/* posted behind the busy one, as libsiw posts */
-	smp_store_release(&ring[2].flags, SIW_WQE_VALID);
+	user_post(&ring[2], 3, SIW_OP_SEND, SIW_WQE_VALID);
 	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &other), -ENOENT);
 	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 4), 0);
 
@@ -764,14 +767,11 @@ static void sq_user_sqe_rules(struct kunit *test)
 
 	/* Each malformed SQE completes in error (the engine fails the QP). */
 	sqp->user = true;	/* read the ring as a libsiw ring */
-	ring[0] = (struct siw_sqe){ .id = 7, .opcode = SIW_OP_REG_MR };
-	/* as libsiw: the SQE, then its valid flag */
-	smp_store_release(&ring[0].flags, SIW_WQE_VALID);
+	user_post(&ring[0], 7, SIW_OP_REG_MR, SIW_WQE_VALID);
 	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), -EINVAL);
 
-	ring[1] = (struct siw_sqe){ .id = 8, .opcode = SIW_OP_SEND };
-	/* as libsiw, with a flag it never sets */
-	smp_store_release(&ring[1].flags, SIW_WQE_VALID | 0x100);
+	/* with a flag libsiw never sets */
+	user_post(&ring[1], 8, SIW_OP_SEND, SIW_WQE_VALID | 0x100);
 	KUNIT_EXPECT_EQ(test, sw_ddp_sq_next(sqp, &sqe, &seq), -EINVAL);
 	sqp->user = false;
 
@@ -859,16 +859,11 @@ static void doorbell_in_error_flushes_in_batches(struct kunit *test)
 		memset(w, 0, sizeof(*w));
 		ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 		sqp->user = true;	/* read the ring as a libsiw ring */
-		for (i = 0; i < FLUSH_RING; i++) {
-			ring[i] = (struct siw_sqe){
-				.id = round * FLUSH_RING + i,
-				/* one a user may not post: flushed, too */
-				.opcode = i == 100 ? SIW_OP_REG_MR :
-						     SIW_OP_SEND,
-			};
-			/* as libsiw: the SQE, then its valid flag */
-			smp_store_release(&ring[i].flags, SIW_WQE_VALID);
-		}
+		/* one a user may not post among them: flushed, too */
+		for (i = 0; i < FLUSH_RING; i++)
+			user_post(&ring[i], round * FLUSH_RING + i,
+				  i == 100 ? SIW_OP_REG_MR : SIW_OP_SEND,
+				  SIW_WQE_VALID);
 		err = ib_post_send(qp, NULL, NULL);
 		sqp->user = false;
 		KUNIT_ASSERT_EQ(test, err, 0);

@@ -366,9 +366,9 @@ static void sess_fail(struct sw_ddp_sctp_session *s)
  * violation, but the peer broke no rule: the sequence passes over the
  * lost chunk in its turn and still orders what follows, so the stream id
  * waits for the peer's final chunk, in its turn, as after a close on our
- * side (§6.6).  A lost control chunk is that final chunk, for nothing
- * legal follows a Terminate, and a chunk that fits no legal sequence
- * would end the session; there is only one of them.
+ * side (§6.6).  A lost control chunk is that final chunk: nothing legal
+ * follows a Terminate, and one that fits no legal sequence would end the
+ * session anyway.  A second lost control chunk is a violation.
  */
 static void sess_lost(struct sw_ddp_sctp_session *s, u32 ppid, u16 ssn)
 {
