@@ -12,6 +12,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include "cq.h"
 #include "flat_in.h"
 #include "queue_fixture.h"
 #include "rdmap.h"
@@ -756,6 +757,116 @@ static void stream_sqe_malformed(struct kunit *test)
 			   wc.status == IB_WC_SUCCESS);
 }
 
+/* Fill end @i's CQ (both its queues') with CQEs: its next one is lost. */
+static void fill_cq(struct kunit *test, struct stream_fx *sf, int i)
+{
+	struct sw_ddp_wc wc = {
+		.qp = &to_qp(sf->end[i].qp)->base,
+		.opcode = SIW_OP_RECEIVE,
+		.status = IB_WC_SUCCESS,
+	};
+	int n;
+
+	for (n = 0; n < sf->cq[i]->cqe; n++)
+		KUNIT_ASSERT_EQ(test, sw_ddp_cq_post(to_cq(sf->cq[i]), &wc), 0);
+}
+
+/*
+ * A Send arrives and its receive's CQE is lost to a full CQ: the QP
+ * fails (Local Catastrophic), its Terminate first.  The completion leaves
+ * that to the engine, held here: until it runs, the stream stays open and
+ * nothing has queued the QP's move to ERROR, which would close it.
+ */
+static void stream_recv_cq_overflow(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[1];
+	struct sw_ddp_stream *s = e->stream;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	fill_cq(test, sf, 1);
+	hold_engine(test, s);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	/* sent, so end 1 took it in: the wire delivers as it sends */
+	KUNIT_EXPECT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(s->term));
+	flush_work(&to_qp(e->qp)->fatal_work);
+	KUNIT_EXPECT_FALSE(test, e->closed);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qf_state(test, e->qp));
+	rdmap_tx_unlock(s);
+	sw_ddp_stream_kick(s);
+
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	KUNIT_EXPECT_EQ(test, 1, e->nterm);
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(term_received(&sf->end[0])));
+}
+
+/*
+ * A Send's own CQE is lost to a full CQ: the engine fails the stream
+ * (Local Catastrophic) and the peer, which took the Send, gets the
+ * Terminate.
+ */
+static void stream_send_cq_overflow(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	fill_cq(test, sf, 0);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(e->stream->term));
+	KUNIT_EXPECT_EQ(test, 1, e->nterm);
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(term_received(&sf->end[1])));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+}
+
+/*
+ * The stream ends with a Read outstanding, and the Read's flushed CQE is
+ * lost to a full CQ.  No Terminate can go now; the QP still goes to
+ * ERROR with its event.
+ */
+static void stream_flush_cq_overflow(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct sw_ddp_stream *s = e->stream;
+	int i;
+
+	/* the responder held, so the Read stays outstanding */
+	hold_engine(test, sf->end[1].stream);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
+					sf->pd->unsafe_global_rkey), 0);
+	for (i = 0; i < 100 && !READ_ONCE(e->nsent); i++)
+		usleep_range(10000, 20000);
+	KUNIT_EXPECT_EQ(test, 1, READ_ONCE(e->nsent));
+	fill_cq(test, sf, 0);
+	/* the LLP stops: the response will find the wire closed */
+	e->closed = true;
+	sw_ddp_stream_detach(s);
+	sw_ddp_stream_destroy(s);
+	e->stream = NULL;
+
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	rdmap_tx_unlock(sf->end[1].stream);
+}
+
 static int stream_stop_fn(void *arg)
 {
 	struct sw_ddp_stream *s = arg;
@@ -1195,6 +1306,9 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_too_long),
 	KUNIT_CASE(stream_rqe_malformed),
 	KUNIT_CASE(stream_sqe_malformed),
+	KUNIT_CASE(stream_recv_cq_overflow),
+	KUNIT_CASE(stream_send_cq_overflow),
+	KUNIT_CASE(stream_flush_cq_overflow),
 	KUNIT_CASE(stream_fail_then_close),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),

@@ -192,8 +192,12 @@ void rdmap_rx_terminate(struct sw_ddp_stream *s)
 	sw_ddp_stream_fail(s, RDMAP_ERR_OP_UNSPECIFIED, false);
 }
 
-/* The Send's receive WQE completes now, in error: the message failed. */
-void rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
+/*
+ * The Send's receive WQE completes now, in error: the message failed, and
+ * the stream with it, so a lost CQE needs no Terminate of its own.
+ * Returns as sw_ddp_rq_complete().
+ */
+int rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
 {
 	struct sw_ddp_wc wc = {
 		.wr_id = s->send.rqe.id,
@@ -201,12 +205,16 @@ void rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
 	};
 
 	rdmap_rx_put_send_mrs(&s->send);
-	sw_ddp_rq_complete(s->qp, &wc);
+	return sw_ddp_rq_complete(s->qp, &wc);
 }
 
-/* For stream teardown: a receive WQE taken but never completed. */
+/*
+ * For stream teardown: a receive WQE taken but never completed.  The
+ * stream can send no Terminate now; a CQE lost to a full CQ fails the QP.
+ */
 void rdmap_rx_flush(struct sw_ddp_stream *s)
 {
-	if (s->send.active)
-		rdmap_rx_send_fail(s, IB_WC_WR_FLUSH_ERR);
+	if (s->send.active &&
+	    rdmap_rx_send_fail(s, IB_WC_WR_FLUSH_ERR) == -EOVERFLOW)
+		sw_ddp_qp_fatal(s->qp);
 }

@@ -296,6 +296,7 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 {
 	enum ib_wc_status status;
 	u32 bytes = 0;
+	int err;
 
 	switch (sqe->opcode) {
 	case SIW_OP_WRITE:
@@ -320,10 +321,12 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 		status = IB_WC_LOC_QP_OP_ERR;
 		break;
 	}
-	sw_ddp_sq_complete(s->qp, seq, bytes, status);
+	err = sw_ddp_sq_complete(s->qp, seq, bytes, status);
 	if (status != IB_WC_SUCCESS)
 		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC,
 				   status != IB_WC_GENERAL_ERR);
+	else if (err == -EOVERFLOW)	/* its CQE was lost */
+		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
 }
 
 /*
@@ -675,20 +678,29 @@ bool rdmap_tx_read_resp_now(struct sw_ddp_stream *s)
 	return err != -EAGAIN;
 }
 
-/* Stream teardown: what the engine took and will not finish. */
+/*
+ * Stream teardown: what the engine took and will not finish.  The stream
+ * can send no Terminate now; a CQE lost to a full CQ fails the QP.
+ */
 void rdmap_tx_flush(struct sw_ddp_stream *s)
 {
+	bool lost = false;
+
 	if (s->holding)
-		sw_ddp_sq_complete(s->qp, s->held_seq, 0, IB_WC_WR_FLUSH_ERR);
+		lost |= sw_ddp_sq_complete(s->qp, s->held_seq, 0,
+					   IB_WC_WR_FLUSH_ERR) == -EOVERFLOW;
 	s->holding = false;
 	while (s->ord_get != s->ord_put) {
 		const struct sw_ddp_read *rd = sw_ddp_ord_slot(s, s->ord_get);
 
 		if (!rd->rtr)
-			sw_ddp_sq_complete(s->qp, rd->sq_seq, 0,
-					   IB_WC_WR_FLUSH_ERR);
+			lost |= sw_ddp_sq_complete(s->qp, rd->sq_seq, 0,
+						   IB_WC_WR_FLUSH_ERR) ==
+				-EOVERFLOW;
 		s->ord_get++;
 	}
+	if (lost)
+		sw_ddp_qp_fatal(s->qp);
 	while (s->ird_get != s->ird_put) {
 		struct sw_ddp_mr *mr = sw_ddp_ird_slot(s, s->ird_get)->mr;
 

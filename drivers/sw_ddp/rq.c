@@ -315,7 +315,9 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_rq_get);
  * calls: the engine makes that the order of the messages (RFC 5041 §5.4).
  *
  * Return: 0; -ECANCELED if the RQE was flushed meanwhile (the QP went to
- * ERROR); -EOVERFLOW if the receive CQ overflowed: the QP goes to ERROR.
+ * ERROR); -EOVERFLOW if the receive CQ overflowed.  Then the caller fails
+ * the QP: the engine with its Terminate first (Local Catastrophic), a
+ * stream's teardown with sw_ddp_qp_fatal().
  */
 int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc)
 {
@@ -336,8 +338,6 @@ int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc)
 
 	if (notify)
 		sw_ddp_cq_notify(qp_rcq(qp));
-	if (err == -EOVERFLOW)
-		sw_ddp_qp_fatal(qp);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_rq_complete);

@@ -596,17 +596,14 @@ static bool sq_outstanding(const struct sw_ddp_sq *sq, u32 seq)
 }
 
 /*
- * After a completion, outside sq->lock: the handler; a lost one fails.
- * With the SQE a flush left to the engine (@refill) done, what a user
- * posted behind it since is flushed too.
+ * After a completion, outside sq->lock: the handler.  With the SQE a
+ * flush left to the engine (@refill) done, what a user posted behind it
+ * since is flushed too.
  */
-static void sq_completed(struct sw_ddp_qp *qp, bool notify, int err,
-			 bool refill)
+static void sq_completed(struct sw_ddp_qp *qp, bool notify, bool refill)
 {
 	if (notify)
 		sw_ddp_cq_notify(qp_scq(qp));
-	if (err == -EOVERFLOW)
-		sw_ddp_qp_fatal(qp);
 	if (refill && qp->user)
 		sw_ddp_qp_flush_later(qp);
 }
@@ -674,7 +671,9 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_next);
  *
  * Return: 0; -ECANCELED if the SQE was flushed meanwhile (the QP went to
  * ERROR; a busy one completes now, flushed); -EOVERFLOW if the send CQ
- * overflowed: the QP goes to ERROR.
+ * overflowed.  Then the caller fails the QP: the engine with its
+ * Terminate first (Local Catastrophic), a stream's teardown with
+ * sw_ddp_qp_fatal().
  */
 int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 		       enum ib_wc_status status)
@@ -700,7 +699,7 @@ int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
-	sq_completed(qp, notify, err, refill);
+	sq_completed(qp, notify, refill);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_complete);
@@ -735,7 +734,10 @@ void sw_ddp_sq_release(struct sw_ddp_qp *qp, u32 seq)
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
-	sq_completed(qp, notify, err, refill);
+	sq_completed(qp, notify, refill);
+	/* flushed, so the QP is in ERROR: no Terminate is owed */
+	if (err == -EOVERFLOW)
+		sw_ddp_qp_fatal(qp);
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_release);
 

@@ -176,7 +176,7 @@ struct sw_ddp_term_err rdmap_rx_read_req(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s);
 void rdmap_rx_terminate(struct sw_ddp_stream *s);
-void rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status);
+int rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status);
 void rdmap_rx_flush(struct sw_ddp_stream *s);
 
 /* rdmap_rtr.c: the RFC 6581 RTR, sent (tx work) or taken (rx). */
