@@ -801,7 +801,8 @@ static void stream_recv_cq_overflow(struct kunit *test)
 	sw_ddp_stream_kick(s);
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
-	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	/* both ends': end 0 fails on our Terminate */
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 2));
 	KUNIT_EXPECT_EQ(test, 1, e->nterm);
 	KUNIT_EXPECT_EQ(test,
 			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
@@ -824,6 +825,7 @@ static void stream_send_cq_overflow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 2));
 	KUNIT_EXPECT_EQ(test,
 			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
 			sw_ddp_term_err_pack(e->stream->term));
@@ -848,6 +850,7 @@ static void stream_flush_cq_overflow(struct kunit *test)
 	struct sw_ddp_stream *s = e->stream;
 	int i;
 
+	fill_cq(test, sf, 0);	/* the Read makes no CQE until it ends */
 	/* the responder held, so the Read stays outstanding */
 	hold_engine(test, sf->end[1].stream);
 	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
@@ -855,7 +858,6 @@ static void stream_flush_cq_overflow(struct kunit *test)
 	for (i = 0; i < 100 && !READ_ONCE(e->nsent); i++)
 		usleep_range(10000, 20000);
 	KUNIT_EXPECT_EQ(test, 1, READ_ONCE(e->nsent));
-	fill_cq(test, sf, 0);
 	/* the LLP stops: the response will find the wire closed */
 	e->closed = true;
 	sw_ddp_stream_detach(s);
@@ -867,13 +869,41 @@ static void stream_flush_cq_overflow(struct kunit *test)
 	rdmap_tx_unlock(sf->end[1].stream);
 }
 
+/* A stream torn down by a thread of its own, as the LLP's teardown. */
+struct stream_stop {
+	struct sw_ddp_stream *s;
+	struct completion done;
+};
+
 static int stream_stop_fn(void *arg)
 {
-	struct sw_ddp_stream *s = arg;
+	struct stream_stop *st = arg;
 
-	sw_ddp_stream_detach(s);
-	sw_ddp_stream_destroy(s);
+	sw_ddp_stream_detach(st->s);
+	sw_ddp_stream_destroy(st->s);
+	complete(&st->done);
 	return 0;
+}
+
+/* Tear end @e's stream down in a thread; NULL if none could start. */
+static struct stream_stop *stream_stop_async(struct kunit *test,
+					     struct pipe_end *e)
+{
+	struct stream_stop *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+
+	if (!st)
+		return NULL;
+	st->s = e->stream;
+	init_completion(&st->done);
+	if (IS_ERR(kthread_run(stream_stop_fn, st, "sw_ddp_stop")))
+		return NULL;
+	e->stream = NULL;	/* the thread's now */
+	return st;
+}
+
+static bool stream_stopped(struct stream_stop *st)
+{
+	return wait_for_completion_timeout(&st->done, 5 * HZ);
 }
 
 /*
@@ -887,21 +917,112 @@ static void stream_fail_then_close(struct kunit *test)
 	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *e = &sf->end[1];
 	struct sw_ddp_stream *s = e->stream;
-	struct task_struct *task;
+	struct stream_stop *st;
 
 	hold_engine(test, s);
 	sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
-	task = kthread_run(stream_stop_fn, s, "sw_ddp_stop");
-	if (IS_ERR(task)) {
+	st = stream_stop_async(test, e);
+	if (!st) {
 		rdmap_tx_unlock(s);
-		KUNIT_FAIL_AND_ABORT(test, "kthread_run: %ld", PTR_ERR(task));
+		KUNIT_FAIL_AND_ABORT(test, "no thread to stop the stream");
 	}
-	e->stream = NULL;	/* the thread's now */
 	KUNIT_EXPECT_TRUE(test, wait_dead(s));
 	rdmap_tx_unlock(s);
+	KUNIT_EXPECT_TRUE(test, stream_stopped(st));
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+}
+
+/*
+ * Holds end 0's engine in a segment's send, after the wire's check that
+ * it is open, until the stream's teardown began (or its QP is in ERROR,
+ * if @error).
+ */
+struct send_wait {
+	struct sw_ddp_stream *s;
+	bool error;
+	bool sending;
+};
+
+static bool send_wait_over(struct send_wait *w)
+{
+	if (w->error)
+		return READ_ONCE(w->s->qp->state) == SW_DDP_QPS_ERROR;
+	return READ_ONCE(w->s->dead);
+}
+
+static unsigned int send_wait_fn(struct pipe_end *e, u8 *ulpdu, u32 *len)
+{
+	struct send_wait *w = e->mutate_priv;
+	int i;
+
+	WRITE_ONCE(w->sending, true);
+	for (i = 0; i < 300 && !send_wait_over(w); i++)
+		usleep_range(10000, 20000);
+	return 1;
+}
+
+/* End 0's next Send, with a full CQ, held in its send as @w says. */
+static struct send_wait *send_held(struct kunit *test, bool error)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct send_wait *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	int i;
+
+	e->ulpdu = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, e->ulpdu);
+	w->s = e->stream;
+	w->error = error;
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	fill_cq(test, sf, 0);
+	e->mutate_priv = w;
+	e->mutate = send_wait_fn;
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	for (i = 0; i < 300 && !READ_ONCE(w->sending); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(w->sending));
+	return w;
+}
+
+/*
+ * The stream's teardown begins while the engine sends a Send, whose CQE
+ * is then lost to a full CQ.  No Terminate can go any more; the QP still
+ * goes to ERROR with its event.
+ */
+static void stream_teardown_cq_overflow(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct stream_stop *st;
+
+	send_held(test, false);
+	st = stream_stop_async(test, e);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+
+	KUNIT_EXPECT_TRUE(test, stream_stopped(st));
+	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_EQ(test, 0, e->nterm);
+}
+
+/*
+ * The consumer moves the QP to ERROR while the engine sends a Send: the
+ * SQE is flushed, and its CQE lost to a full CQ.  No Terminate is owed
+ * for a flushed SQE, and none goes.
+ */
+static void stream_flushed_cq_overflow(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+
+	send_held(test, true);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(e->qp, IB_QPS_ERR), 0);
+	/* a Terminate would have wound the stream up by now */
+	KUNIT_EXPECT_FALSE(test, wait_dead(e->stream));
+	KUNIT_EXPECT_EQ(test, 0, e->nterm);
 }
 
 /*
@@ -1310,6 +1431,8 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_cq_overflow),
 	KUNIT_CASE(stream_flush_cq_overflow),
 	KUNIT_CASE(stream_fail_then_close),
+	KUNIT_CASE(stream_teardown_cq_overflow),
+	KUNIT_CASE(stream_flushed_cq_overflow),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),
 	KUNIT_CASE(stream_error_stops_placement),

@@ -291,6 +291,18 @@ static bool rdmap_tx_must_wait(struct sw_ddp_stream *s,
 	return wait;
 }
 
+/*
+ * An SQE's CQE was lost to a full CQ: a Local Catastrophic Error, our
+ * Terminate first.  None is owed for an SQE flushed in ERROR, nor can one
+ * go once the stream is being torn down: the QP fails as it is.
+ */
+static void rdmap_tx_cqe_lost(struct sw_ddp_stream *s)
+{
+	if (READ_ONCE(s->qp->state) == SW_DDP_QPS_ERROR ||
+	    !sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true))
+		sw_ddp_qp_fatal(s->qp);
+}
+
 static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 			 u32 seq)
 {
@@ -325,8 +337,8 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 	if (status != IB_WC_SUCCESS)
 		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC,
 				   status != IB_WC_GENERAL_ERR);
-	else if (err == -EOVERFLOW)	/* its CQE was lost */
-		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
+	else if (err == -EOVERFLOW)
+		rdmap_tx_cqe_lost(s);
 }
 
 /*

@@ -79,7 +79,8 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_create);
  * The LLP must have stopped calling the receive upcalls.  Work requests
  * the engine had taken complete as flushed.  A failure the engine had no
  * run to wind up (the LLP closed first: a bad segment and the peer's FIN
- * in one packet) still moves the QP to ERROR with its event.
+ * in one packet) still moves the QP to ERROR with its event, as does a
+ * CQE lost to a full CQ from now on: no Terminate can go.
  */
 void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
 {
@@ -254,14 +255,18 @@ void sw_ddp_stream_stop(struct sw_ddp_qp *qp)
 	}
 }
 
-static void sw_ddp_stream_record(struct sw_ddp_stream *s,
+/* False if the stream had ended: it acts on no failure any more. */
+static bool sw_ddp_stream_record(struct sw_ddp_stream *s,
 				 struct sw_ddp_term_err err, bool send,
 				 const u8 *hdr, u32 hdr_len, u32 seg_len)
 {
+	bool dead;
+
 	spin_lock_bh(&s->lock);
-	if (s->dead || !sw_ddp_term_err_ok(s->term)) {
+	dead = s->dead;
+	if (dead || !sw_ddp_term_err_ok(s->term)) {
 		spin_unlock_bh(&s->lock);
-		return;
+		return !dead;
 	}
 	s->term = err;
 	s->term_pending = send;
@@ -273,12 +278,13 @@ static void sw_ddp_stream_record(struct sw_ddp_stream *s,
 	}
 	spin_unlock_bh(&s->lock);
 	sw_ddp_stream_kick(s);
+	return true;
 }
 
-void sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
+bool sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 			bool send)
 {
-	sw_ddp_stream_record(s, err, send, NULL, 0, 0);
+	return sw_ddp_stream_record(s, err, send, NULL, 0, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_fail);
 
