@@ -757,6 +757,16 @@ static void stream_sqe_malformed(struct kunit *test)
 			   wc.status == IB_WC_SUCCESS);
 }
 
+/* The QP_FATAL events of both ends, once their failures have settled. */
+static int fatal_events(struct kunit *test, struct stream_fx *sf)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		flush_work(&to_qp(sf->end[i].qp)->fatal_work);
+	return qf_events(test, IB_EVENT_QP_FATAL);
+}
+
 /* Fill end @i's CQ (both its queues') with CQEs: its next one is lost. */
 static void fill_cq(struct kunit *test, struct stream_fx *sf, int i)
 {
@@ -796,13 +806,15 @@ static void stream_recv_cq_overflow(struct kunit *test)
 			sw_ddp_term_err_pack(s->term));
 	flush_work(&to_qp(e->qp)->fatal_work);
 	KUNIT_EXPECT_FALSE(test, e->closed);
-	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qf_state(test, e->qp));
+	/* not qf_state(): it may abort the case with the engine held */
+	KUNIT_EXPECT_EQ(test, SW_DDP_QPS_RTS, READ_ONCE(to_qp(e->qp)->state));
 	rdmap_tx_unlock(s);
 	sw_ddp_stream_kick(s);
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
-	/* both ends': end 0 fails on our Terminate */
+	/* both ends', once each: end 0 fails on our Terminate */
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 2));
+	KUNIT_EXPECT_EQ(test, 2, fatal_events(test, sf));
 	KUNIT_EXPECT_EQ(test, 1, e->nterm);
 	KUNIT_EXPECT_EQ(test,
 			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
@@ -826,6 +838,7 @@ static void stream_send_cq_overflow(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 2));
+	KUNIT_EXPECT_EQ(test, 2, fatal_events(test, sf));
 	KUNIT_EXPECT_EQ(test,
 			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
 			sw_ddp_term_err_pack(e->stream->term));
@@ -855,7 +868,7 @@ static void stream_flush_cq_overflow(struct kunit *test)
 	hold_engine(test, sf->end[1].stream);
 	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_READ, 64,
 					sf->pd->unsafe_global_rkey), 0);
-	for (i = 0; i < 100 && !READ_ONCE(e->nsent); i++)
+	for (i = 0; i < 300 && !READ_ONCE(e->nsent); i++)
 		usleep_range(10000, 20000);
 	KUNIT_EXPECT_EQ(test, 1, READ_ONCE(e->nsent));
 	/* the LLP stops: the response will find the wire closed */
@@ -866,6 +879,7 @@ static void stream_flush_cq_overflow(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
+	KUNIT_EXPECT_EQ(test, 1, fatal_events(test, sf));
 	rdmap_tx_unlock(sf->end[1].stream);
 }
 
@@ -881,8 +895,7 @@ static int stream_stop_fn(void *arg)
 
 	sw_ddp_stream_detach(st->s);
 	sw_ddp_stream_destroy(st->s);
-	complete(&st->done);
-	return 0;
+	kthread_complete_and_exit(&st->done, 0);
 }
 
 /* Tear end @e's stream down in a thread; NULL if none could start. */
@@ -901,9 +914,14 @@ static struct stream_stop *stream_stop_async(struct kunit *test,
 	return st;
 }
 
+/* Has the thread ended the stream, within a few seconds?  It must end. */
 static bool stream_stopped(struct stream_stop *st)
 {
-	return wait_for_completion_timeout(&st->done, 5 * HZ);
+	if (wait_for_completion_timeout(&st->done, 5 * HZ))
+		return true;
+	/* it uses the QP, and @st: both go with the case */
+	wait_for_completion(&st->done);
+	return false;
 }
 
 /*
@@ -932,16 +950,18 @@ static void stream_fail_then_close(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_EQ(test, 1, fatal_events(test, sf));
 }
 
 /*
  * Holds end 0's engine in a segment's send, after the wire's check that
  * it is open, until the stream's teardown began (or its QP is in ERROR,
- * if @error).
+ * if @error); then closes the wire, if @close.
  */
 struct send_wait {
 	struct sw_ddp_stream *s;
 	bool error;
+	bool close;
 	bool sending;
 };
 
@@ -960,11 +980,16 @@ static unsigned int send_wait_fn(struct pipe_end *e, u8 *ulpdu, u32 *len)
 	WRITE_ONCE(w->sending, true);
 	for (i = 0; i < 300 && !send_wait_over(w); i++)
 		usleep_range(10000, 20000);
+	if (w->close)
+		e->closed = true;
 	return 1;
 }
 
-/* End 0's next Send, with a full CQ, held in its send as @w says. */
-static struct send_wait *send_held(struct kunit *test, bool error)
+/*
+ * End 0 sends @len octets with a full CQ, held in its first segment's
+ * send as send_wait says.
+ */
+static void send_held(struct kunit *test, u32 len, bool error, bool close)
 {
 	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *e = &sf->end[0];
@@ -976,36 +1001,50 @@ static struct send_wait *send_held(struct kunit *test, bool error)
 	KUNIT_ASSERT_NOT_NULL(test, e->ulpdu);
 	w->s = e->stream;
 	w->error = error;
-	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	w->close = close;
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 	fill_cq(test, sf, 0);
 	e->mutate_priv = w;
 	e->mutate = send_wait_fn;
-	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
 	for (i = 0; i < 300 && !READ_ONCE(w->sending); i++)
 		usleep_range(10000, 20000);
 	KUNIT_ASSERT_TRUE(test, READ_ONCE(w->sending));
-	return w;
 }
 
 /*
  * The stream's teardown begins while the engine sends a Send, whose CQE
- * is then lost to a full CQ.  No Terminate can go any more; the QP still
- * goes to ERROR with its event.
+ * is then lost to a full CQ: one that went whole, or one cut short
+ * (@cut) as the LLP stopped under it.  No Terminate can go any more; the
+ * QP still goes to ERROR with its event.
  */
-static void stream_teardown_cq_overflow(struct kunit *test)
+static void teardown_cq_overflow(struct kunit *test, bool cut)
 {
 	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *e = &sf->end[0];
 	struct stream_stop *st;
 
-	send_held(test, false);
+	/* two segments, if cut: the wire closes after the first */
+	send_held(test, cut ? SP_SEG_MAX + 100 : 10, false, cut);
 	st = stream_stop_async(test, e);
 	KUNIT_ASSERT_NOT_NULL(test, st);
 
 	KUNIT_EXPECT_TRUE(test, stream_stopped(st));
 	KUNIT_EXPECT_TRUE(test, qf_wait_events(test, IB_EVENT_QP_FATAL, 1));
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(e->qp));
+	KUNIT_EXPECT_EQ(test, 1, fatal_events(test, sf));
 	KUNIT_EXPECT_EQ(test, 0, e->nterm);
+}
+
+/* (Not parameterized: this suite's parameters are RFC 6581 modes.) */
+static void stream_teardown_cq_overflow(struct kunit *test)
+{
+	teardown_cq_overflow(test, false);
+}
+
+static void stream_teardown_cut_cq_overflow(struct kunit *test)
+{
+	teardown_cq_overflow(test, true);
 }
 
 /*
@@ -1018,11 +1057,16 @@ static void stream_flushed_cq_overflow(struct kunit *test)
 	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *e = &sf->end[0];
 
-	send_held(test, true);
+	send_held(test, 10, true, false);
 	KUNIT_EXPECT_EQ(test, qf_modify_state(e->qp, IB_QPS_ERR), 0);
-	/* a Terminate would have wound the stream up by now */
-	KUNIT_EXPECT_FALSE(test, wait_dead(e->stream));
+	KUNIT_ASSERT_TRUE(test, qf_wait_events(test, IB_EVENT_CQ_ERR, 1));
+	/* the CQE is lost; the engine's run ends, and any it queued */
+	hold_engine(test, e->stream);
+	rdmap_tx_unlock(e->stream);
+	flush_work(&e->stream->tx_work);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(e->stream->dead));
 	KUNIT_EXPECT_EQ(test, 0, e->nterm);
+	KUNIT_EXPECT_EQ(test, 0, fatal_events(test, sf));
 }
 
 /*
@@ -1432,6 +1476,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_flush_cq_overflow),
 	KUNIT_CASE(stream_fail_then_close),
 	KUNIT_CASE(stream_teardown_cq_overflow),
+	KUNIT_CASE(stream_teardown_cut_cq_overflow),
 	KUNIT_CASE(stream_flushed_cq_overflow),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),

@@ -186,6 +186,7 @@ static void qp_set_state(struct sw_ddp_qp *qp, enum sw_ddp_qp_state to)
 	if (from == SW_DDP_QPS_ERROR && to == SW_DDP_QPS_IDLE) {
 		WRITE_ONCE(qp->epoch, qp->epoch + 1);
 		WRITE_ONCE(qp->fatal_owed, false);
+		qp->fatal_reported = false;
 	}
 	/* IB: no more of the SRQ's WQEs will complete on this QP. */
 	if (to == SW_DDP_QPS_ERROR && from != to && qp->base.srq)
@@ -316,9 +317,15 @@ static void qp_fatal_work(struct work_struct *work)
 		qp_set_state(qp, SW_DDP_QPS_ERROR);
 		WRITE_ONCE(qp->fatal_owed, true);
 	}
+	/*
+	 * Once per connection: a caller that saw the QP short of ERROR may
+	 * set fatal_owed again after an earlier run of this work reported.
+	 */
 	if (READ_ONCE(qp->fatal_owed)) {
 		WRITE_ONCE(qp->fatal_owed, false);
-		qp_event(qp, IB_EVENT_QP_FATAL);
+		if (!qp->fatal_reported)
+			qp_event(qp, IB_EVENT_QP_FATAL);
+		qp->fatal_reported = true;
 	}
 out:
 	mutex_unlock(&qp->state_mutex);
@@ -339,9 +346,11 @@ void sw_ddp_qp_terminate(struct sw_ddp_qp *qp)
 }
 
 /*
- * Move a QP to ERROR from any context, reporting IB_EVENT_QP_FATAL: a
- * completion was lost to a full CQ, or a WQE was malformed.  The caller
- * holds a reference or a verbs call on @qp.
+ * Move a QP to ERROR from any context, reporting IB_EVENT_QP_FATAL once
+ * per connection: its stream failed, a completion was lost to a full CQ,
+ * or a WQE was malformed.  A QP already in ERROR reports nothing more, so
+ * a caller that cannot tell may call this anyway.  The caller holds a
+ * reference or a verbs call on @qp.
  */
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
 {

@@ -293,8 +293,9 @@ static bool rdmap_tx_must_wait(struct sw_ddp_stream *s,
 
 /*
  * An SQE's CQE was lost to a full CQ: a Local Catastrophic Error, our
- * Terminate first.  None is owed for an SQE flushed in ERROR, nor can one
- * go once the stream is being torn down: the QP fails as it is.
+ * Terminate first (unless one is recorded already).  None is owed for an
+ * SQE flushed in ERROR, nor can one go once the stream is being torn
+ * down: the QP fails as it is.
  */
 static void rdmap_tx_cqe_lost(struct sw_ddp_stream *s)
 {
@@ -337,7 +338,7 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 	if (status != IB_WC_SUCCESS)
 		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC,
 				   status != IB_WC_GENERAL_ERR);
-	else if (err == -EOVERFLOW)
+	if (err == -EOVERFLOW)
 		rdmap_tx_cqe_lost(s);
 }
 
@@ -350,8 +351,10 @@ static bool rdmap_tx_take_sqe(struct sw_ddp_stream *s)
 {
 	int err = sw_ddp_sq_next(s->qp, &s->held, &s->held_seq);
 
-	if (err == -EINVAL)
-		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true);
+	/* found in the stream's teardown, it fails the QP all the same */
+	if (err == -EINVAL &&
+	    !sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, true))
+		sw_ddp_qp_fatal(s->qp);
 	if (err)
 		return false;
 	s->holding = true;

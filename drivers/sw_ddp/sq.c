@@ -672,8 +672,8 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sq_next);
  * Return: 0; -ECANCELED if the SQE was flushed meanwhile (the QP went to
  * ERROR; a busy one completes now, flushed); -EOVERFLOW if the send CQ
  * overflowed.  Then the caller fails the QP: the engine with its
- * Terminate first (Local Catastrophic), a stream's teardown with
- * sw_ddp_qp_fatal().
+ * Terminate first (Local Catastrophic); with sw_ddp_qp_fatal() where none
+ * can go (the stream's teardown) or none is owed (the QP is in ERROR).
  */
 int sw_ddp_sq_complete(struct sw_ddp_qp *qp, u32 seq, u32 bytes,
 		       enum ib_wc_status status)

@@ -80,7 +80,8 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_create);
  * the engine had taken complete as flushed.  A failure the engine had no
  * run to wind up (the LLP closed first: a bad segment and the peer's FIN
  * in one packet) still moves the QP to ERROR with its event, as does a
- * CQE lost to a full CQ from now on: no Terminate can go.
+ * CQE lost to a full CQ from now on (rdmap_tx_flush(), rdmap_rx_flush(),
+ * rdmap_tx_cqe_lost()): no Terminate can go.
  */
 void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
 {
@@ -255,18 +256,22 @@ void sw_ddp_stream_stop(struct sw_ddp_qp *qp)
 	}
 }
 
-/* False if the stream had ended: it acts on no failure any more. */
+/*
+ * False if the stream's teardown began before any failure: nothing fails
+ * the QP for this one.  A stream that failed before fails its QP (the
+ * wind-up, or sw_ddp_stream_destroy()).
+ */
 static bool sw_ddp_stream_record(struct sw_ddp_stream *s,
 				 struct sw_ddp_term_err err, bool send,
 				 const u8 *hdr, u32 hdr_len, u32 seg_len)
 {
-	bool dead;
+	bool failed;
 
 	spin_lock_bh(&s->lock);
-	dead = s->dead;
-	if (dead || !sw_ddp_term_err_ok(s->term)) {
+	failed = !sw_ddp_term_err_ok(s->term);
+	if (s->dead || failed) {
 		spin_unlock_bh(&s->lock);
-		return !dead;
+		return failed;
 	}
 	s->term = err;
 	s->term_pending = send;

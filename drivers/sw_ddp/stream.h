@@ -164,8 +164,8 @@ static inline u32 sw_ddp_sge_from_siw(const struct siw_sge *in, u32 n,
  * The stream failed (any context): remember the first error, send it in a
  * Terminate unless @send is false (the LLP is gone, or the peer sent the
  * Terminate), and take the QP to ERROR with an async event.  Returns
- * false if the stream had already ended (its teardown): then the caller
- * fails the QP itself, if need be.
+ * false if the stream's teardown began first: then the caller fails the
+ * QP itself, if need be.
  */
 bool sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 			bool send);
