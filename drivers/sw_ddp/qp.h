@@ -94,7 +94,7 @@ struct sw_ddp_qp {
 	struct completion released;
 	struct work_struct fatal_work;
 	struct work_struct flush_work;	/* sw_ddp_qp_flush_later() */
-	bool fatal_owed;		/* its IB_EVENT_QP_FATAL not reported */
+	bool fatal_owed;		/* failed short of ERROR: the event due */
 	bool fatal_reported;		/* this epoch's; state_mutex */
 	u32 epoch;			/* resets from ERROR; state_mutex */
 	u32 fatal_epoch;		/* the epoch the last failure was in */

@@ -194,8 +194,8 @@ void rdmap_rx_terminate(struct sw_ddp_stream *s)
 
 /*
  * The Send's receive WQE completes now, in error: the message failed, and
- * the stream with it, so a lost CQE needs no Terminate of its own.
- * Returns as sw_ddp_rq_complete().
+ * the stream with it (or the stream is being torn down), so a lost CQE
+ * needs no Terminate of its own.  Returns as sw_ddp_rq_complete().
  */
 int rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
 {

@@ -335,6 +335,10 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 		break;
 	}
 	err = sw_ddp_sq_complete(s->qp, seq, bytes, status);
+	/*
+	 * An SQE that fails in the teardown (the LLP stopped under it) tells
+	 * the consumer by its CQE; the teardown takes the QP to ERROR.
+	 */
 	if (status != IB_WC_SUCCESS)
 		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC,
 				   status != IB_WC_GENERAL_ERR);

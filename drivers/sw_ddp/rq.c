@@ -316,8 +316,9 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_rq_get);
  *
  * Return: 0; -ECANCELED if the RQE was flushed meanwhile (the QP went to
  * ERROR); -EOVERFLOW if the receive CQ overflowed.  Then the caller fails
- * the QP: the engine with its Terminate first (Local Catastrophic); with
- * sw_ddp_qp_fatal() where none can go (the stream's teardown).
+ * the QP: the engine fails the stream, its Terminate first (Local
+ * Catastrophic, unless one is recorded already); with sw_ddp_qp_fatal()
+ * where none can go (the stream's teardown).
  */
 int sw_ddp_rq_complete(struct sw_ddp_qp *qp, struct sw_ddp_wc *wc)
 {

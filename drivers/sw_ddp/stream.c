@@ -81,7 +81,8 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_create);
  * run to wind up (the LLP closed first: a bad segment and the peer's FIN
  * in one packet) still moves the QP to ERROR with its event, as does a
  * CQE lost to a full CQ from now on (rdmap_tx_flush(), rdmap_rx_flush(),
- * rdmap_tx_cqe_lost()): no Terminate can go.
+ * rdmap_tx_cqe_lost()): no Terminate can go.  (No event for a QP the
+ * consumer moved to ERROR.)
  */
 void sw_ddp_stream_destroy(struct sw_ddp_stream *s)
 {
