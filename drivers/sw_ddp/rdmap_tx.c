@@ -697,6 +697,13 @@ bool rdmap_tx_read_resp_now(struct sw_ddp_stream *s)
 	return err != -EAGAIN;
 }
 
+/* Stream teardown: the SQE at @seq completes flushed.  Was its CQE lost? */
+static bool rdmap_tx_flush_sqe(struct sw_ddp_stream *s, u32 seq)
+{
+	return sw_ddp_sq_complete(s->qp, seq, 0, IB_WC_WR_FLUSH_ERR) ==
+	       -EOVERFLOW;
+}
+
 /*
  * Stream teardown: what the engine took and will not finish.  The stream
  * can send no Terminate now; a CQE lost to a full CQ fails the QP.
@@ -706,16 +713,13 @@ void rdmap_tx_flush(struct sw_ddp_stream *s)
 	bool lost = false;
 
 	if (s->holding)
-		lost |= sw_ddp_sq_complete(s->qp, s->held_seq, 0,
-					   IB_WC_WR_FLUSH_ERR) == -EOVERFLOW;
+		lost |= rdmap_tx_flush_sqe(s, s->held_seq);
 	s->holding = false;
 	while (s->ord_get != s->ord_put) {
 		const struct sw_ddp_read *rd = sw_ddp_ord_slot(s, s->ord_get);
 
 		if (!rd->rtr)
-			lost |= sw_ddp_sq_complete(s->qp, rd->sq_seq, 0,
-						   IB_WC_WR_FLUSH_ERR) ==
-				-EOVERFLOW;
+			lost |= rdmap_tx_flush_sqe(s, rd->sq_seq);
 		s->ord_get++;
 	}
 	if (lost)
