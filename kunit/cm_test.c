@@ -98,11 +98,19 @@ static const struct sw_ddp_tcp_ep_ops rec_ops = {
 	.closed = rec_closed,
 };
 
+/* RDMA mode, the data path started: what it handed up. */
+struct cm_sink {
+	atomic_t ended;			/* whole segments */
+	struct completion error_done;	/* its error() upcall */
+	struct sw_ddp_term_err err;
+};
+
 struct cm_test {
 	struct cm_rec act, pas;
 	struct sw_ddp_tcp_ep *listener, *conn;
 	struct sockaddr_storage laddr;	/* the listener's, port included */
 	struct socket *raw;		/* a misbehaving peer */
+	struct cm_sink sink;
 };
 
 static void cm_close_ep(struct sw_ddp_tcp_ep *ep)
@@ -524,6 +532,127 @@ static void cm_test_rtr_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, t->pas.nrtr);
 	cm_wait(test, &t->act.closed_done);
 	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->act.why);
+}
+
+/* The data path: segments of a 2-octet header and any payload. */
+static unsigned int sink_hdr_len(void *upper, const u8 *ctrl)
+{
+	return 2;
+}
+
+static struct sw_ddp_term_err sink_begin(void *upper, const void *hdr,
+					 unsigned int hdr_len, u32 payload_len)
+{
+	return SW_DDP_TERM_OK;
+}
+
+static struct sw_ddp_term_err sink_payload(void *upper,
+					   struct sw_ddp_rx_src *src, u32 len)
+{
+	u8 buf[16];
+	u32 n;
+
+	for (; len; len -= n) {
+		n = min_t(u32, len, sizeof(buf));
+		if (src->copy(src, buf, n))
+			return MPA_ERR_LOCAL_CATASTROPHIC;
+	}
+	return SW_DDP_TERM_OK;
+}
+
+static struct sw_ddp_term_err sink_end(void *upper)
+{
+	atomic_inc(&((struct cm_sink *)upper)->ended);
+	return SW_DDP_TERM_OK;
+}
+
+static void sink_error(void *upper, struct sw_ddp_term_err err)
+{
+	struct cm_sink *sink = upper;
+
+	sink->err = err;
+	complete(&sink->error_done);
+}
+
+static const struct sw_ddp_rx_ops sink_ops = {
+	.hdr_len = sink_hdr_len,
+	.begin = sink_begin,
+	.payload = sink_payload,
+	.end = sink_end,
+	.error = sink_error,
+};
+
+/* Start @ep's data path, as a QP's attach does; upcalls go to t->sink. */
+static void cm_start_data(struct kunit *test, struct sw_ddp_tcp_ep *ep)
+{
+	struct cm_test *t = test->priv;
+	int err;
+
+	init_completion(&t->sink.error_done);
+	sw_ddp_tcp_lock(ep);
+	err = ep->llp.ops->start(&ep->llp, &sink_ops, &t->sink, 1);
+	sw_ddp_tcp_unlock(ep);
+	KUNIT_ASSERT_EQ(test, 0, err);
+}
+
+/*
+ * TCP takes a segment's FIN (tcp_fin(), whose state change runs the
+ * endpoint's work) before it calls data_ready for the segment's data.
+ * This data_ready waits, up to half a second, for that work to stop the
+ * data path first.
+ */
+static struct sw_ddp_tcp_ep *cm_fin_ep;
+static void (*cm_fin_data_ready)(struct sock *sk);
+
+static void cm_fin_first_data_ready(struct sock *sk)
+{
+	int i;
+
+	for (i = 0; i < 500 && READ_ONCE(cm_fin_ep->rx_ready); i++) {
+		if (READ_ONCE(sk->sk_state) != TCP_CLOSE_WAIT)
+			break;
+		mdelay(1);
+	}
+	cm_fin_data_ready(sk);
+}
+
+/* The peer's last FPDU and its FIN in one segment: the FPDU is read. */
+static void cm_test_fpdu_with_fin(struct kunit *test)
+{
+	/* ULPDU_Length 8: 2 octets of header, 6 of payload, PAD, CRC 0 */
+	static const u8 fpdu[16] = { 0, 8, 0x41, 0x43, 'f', 'i', 'n', 'a',
+				     'l', '!' };
+	struct kvec iov = { .iov_base = (void *)fpdu, .iov_len = 16 };
+	struct msghdr msg = { .msg_flags = MSG_MORE };
+	struct cm_test *t = test->priv;
+	struct sock *sk;
+	int n;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &cfg_v2);
+	cm_start_data(test, t->pas.child);
+	sk = t->pas.child->sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	cm_fin_ep = t->pas.child;
+	cm_fin_data_ready = sk->sk_data_ready;
+	sk->sk_data_ready = cm_fin_first_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/*
+	 * Held back by MSG_MORE, the FPDU leaves with the FIN the shutdown
+	 * adds to it.  The initiator's endpoint, which takes its socket's
+	 * FIN_WAIT for a reset, waits until the shutdown is done.
+	 */
+	sw_ddp_tcp_lock(t->conn);
+	n = kernel_sendmsg(t->conn->sock, &msg, &iov, 1, iov.iov_len);
+	if (n == iov.iov_len)
+		n = kernel_sock_shutdown(t->conn->sock, SHUT_WR);
+	sw_ddp_tcp_unlock(t->conn);
+	KUNIT_ASSERT_EQ(test, 0, n);
+
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
 }
 
 /*
@@ -1132,6 +1261,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_ird_capped),
 	KUNIT_CASE(cm_test_p2p_rtr),
 	KUNIT_CASE(cm_test_rtr_timeout),
+	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),
 	KUNIT_CASE(cm_test_p2p_param),

@@ -283,9 +283,18 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 	if (!d || d->stopped || !ep->sock)
 		return;
 	sk = ep->sock->sk;
+	/*
+	 * TCP takes a segment's FIN (tcp_fin(): the state change that may
+	 * have brought the endpoint's work here) before it calls data_ready
+	 * for the segment's data.  With the socket locked, a segment TCP is
+	 * taking in has been read to the end, so data the peer sent before
+	 * its FIN is not left unread.
+	 */
+	lock_sock(sk);
 	write_lock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(ep->rx_ready, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
+	release_sock(sk);
 
 	if (abortive)
 		tcp_abort(sk, ECONNRESET);
