@@ -10,6 +10,7 @@
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/kthread.h>
 #include <linux/net.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -111,6 +112,11 @@ struct cm_test {
 	struct sockaddr_storage laddr;	/* the listener's, port included */
 	struct socket *raw;		/* a misbehaving peer */
 	struct cm_sink sink;
+
+	/* a sender on the data path (cm_sender()) */
+	struct page *page;
+	atomic_t sent;
+	struct completion sender_done;
 };
 
 static void cm_close_ep(struct sw_ddp_tcp_ep *ep)
@@ -144,6 +150,8 @@ static void cm_test_exit(struct kunit *test)
 	cm_close_ep(t->pas.child);
 	cm_close_ep(t->conn);
 	cm_close_ep(t->listener);
+	if (t->page)
+		__free_page(t->page);
 }
 
 static void cm_addr(struct sockaddr_storage *ss, int family, bool any)
@@ -653,6 +661,69 @@ static void cm_test_fpdu_with_fin(struct kunit *test)
 	cm_wait(test, &t->pas.closed_done);
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
+}
+
+/* Segments of a page, until the socket takes no more. */
+static int cm_sender(void *arg)
+{
+	struct cm_test *t = arg;
+	struct sw_ddp_llp *llp = &t->pas.child->llp;
+	static const u8 hdr[2] = { 0x41, 0x43 };
+	struct bio_vec bv;
+
+	bvec_set_page(&bv, t->page, PAGE_SIZE, 0);
+	while (!llp->ops->send_segment(llp, hdr, sizeof(hdr), &bv, 1,
+				       PAGE_SIZE, 0))
+		atomic_inc(&t->sent);
+	complete(&t->sender_done);
+	return 0;
+}
+
+/*
+ * The RTR does not come while the responder's data path waits for room
+ * (an initiator that reads nothing): the Terminate's error() upcall does
+ * not wait for that sender, which only the close would wake.
+ */
+static void cm_test_rtr_timeout_sender_waits(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg ini = cfg_v2, resp = cfg_v2;
+	struct cm_test *t = test->priv;
+	struct task_struct *task;
+	int i, last = -1;
+
+	ini.p2p = true;
+	resp.p2p = true;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &ini, &resp);
+	cm_start_data(test, t->pas.child);
+	t->page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->page);
+	init_completion(&t->sender_done);
+	task = kthread_run(cm_sender, t, "cm_sender");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+
+	/* waiting: nothing sent for 200 ms */
+	for (i = 0; i < 50 && last != atomic_read(&t->sent); i++) {
+		last = atomic_read(&t->sent);
+		msleep(200);
+	}
+	KUNIT_EXPECT_LT(test, i, 50);
+	KUNIT_EXPECT_GT(test, last, 0);
+	KUNIT_EXPECT_NE_MSG(test, 0UL,
+			    wait_for_completion_timeout(&t->sink.error_done,
+							CM_WAIT),
+			    "the RTR timeout waited for the sender");
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->sender_done));
+
+	/* the initiator resets: the sender's send fails, and it returns */
+	cm_close_ep(t->conn);
+	t->conn = NULL;
+	wait_for_completion(&t->sender_done);
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, MPA_ERR_LOCAL_CATASTROPHIC.layer,
+			t->sink.err.layer);
+	KUNIT_EXPECT_EQ(test, MPA_ERR_LOCAL_CATASTROPHIC.ecode,
+			t->sink.err.ecode);
 }
 
 /*
@@ -1261,6 +1332,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_ird_capped),
 	KUNIT_CASE(cm_test_p2p_rtr),
 	KUNIT_CASE(cm_test_rtr_timeout),
+	KUNIT_CASE(cm_test_rtr_timeout_sender_waits),
 	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),

@@ -33,7 +33,7 @@ struct sw_ddp_tcp_data {
 	bool rx_dead;			/* an error stopped reception */
 
 	struct mutex tx_lock;		/* one sendmsg at a time; stopped */
-	bool stopped;
+	bool stopped;			/* also under ep->mutex */
 };
 
 /*
@@ -280,6 +280,8 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 	struct sw_ddp_tcp_data *d = ep->data;
 	struct sock *sk;
 
+	/* rtr_expired() relies on it to read d->stopped */
+	lockdep_assert_held(&ep->mutex);
 	if (!d || d->stopped || !ep->sock)
 		return;
 	sk = ep->sock->sk;
@@ -326,8 +328,11 @@ int sw_ddp_tcp_data_rtr_expired(struct sw_ddp_tcp_ep *ep)
 	lockdep_assert_held(&ep->mutex);
 	if (!d)
 		return err;
-	/* not stopped while we call up: stop() waits for tx_lock */
-	mutex_lock(&d->tx_lock);
+	/*
+	 * Not stopped while we call up: stop() runs under ep->mutex too.
+	 * Not tx_lock: a sender may hold it for as long as the peer keeps
+	 * its window shut, and only stop(), after us, would wake it.
+	 */
 	spin_lock_bh(&d->rx_lock);
 	if (test_bit(SW_DDP_TCP_EV_RTR, &ep->events)) {
 		err = -EALREADY;	/* the reader set it under rx_lock */
@@ -337,7 +342,6 @@ int sw_ddp_tcp_data_rtr_expired(struct sw_ddp_tcp_ep *ep)
 		err = 0;
 	}
 	spin_unlock_bh(&d->rx_lock);
-	mutex_unlock(&d->tx_lock);
 	return err;
 }
 
