@@ -65,7 +65,7 @@ static void assoc_release(struct kref *ref)
 
 	WARN_ON(a->sock || !xa_empty(&a->sess));
 	spin_lock(&sctp_all_lock);
-	list_del(&a->all);
+	list_del(&a->all);	/* not on it without a socket: still fine */
 	spin_unlock(&sctp_all_lock);
 	xa_destroy(&a->sess);
 	mutex_destroy(&a->mutex);
@@ -108,10 +108,8 @@ static struct sw_ddp_sctp_assoc *assoc_alloc(struct net *net, bool active)
 	INIT_LIST_HEAD(&a->table);
 	INIT_DELAYED_WORK(&a->work, assoc_work);
 	init_waitqueue_head(&a->tx_wait);
+	INIT_LIST_HEAD(&a->all);	/* sctp_all from assoc_attach_sock() */
 	atomic_inc(&sctp_assoc_count);
-	spin_lock(&sctp_all_lock);
-	list_add(&a->all, &sctp_all);
-	spin_unlock(&sctp_all_lock);
 	return a;
 }
 
@@ -225,6 +223,13 @@ static void assoc_attach_sock(struct sw_ddp_sctp_assoc *a, struct socket *sock)
 	write_unlock_bh(&sk->sk_callback_lock);
 	init_waitqueue_func_entry(&a->space, assoc_sk_space);
 	add_wait_queue(sk_sleep(sk), &a->space);
+	/*
+	 * Walks of sctp_all (a closing listener's kick, module exit) run the
+	 * association's work: only now that it has a socket to read.
+	 */
+	spin_lock(&sctp_all_lock);
+	list_add(&a->all, &sctp_all);
+	spin_unlock(&sctp_all_lock);
 }
 
 /* Give the socket its callbacks back and close it (ABORT if @abortive). */
@@ -1162,7 +1167,10 @@ static void listener_accept_one(struct sw_ddp_sctp_listener *l,
 		sock_release(sock);
 		return;
 	}
-	/* Not locked: nobody sees @a before its socket callbacks do. */
+	/*
+	 * Not locked: nobody sees @a before its socket callbacks do, nor
+	 * (sctp_all) before it has its socket.
+	 */
 	a->deadline = jiffies + msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
 	a->ifindex = l->ifindex;
 	assoc_attach_sock(a, sock);
