@@ -355,7 +355,7 @@ static void post_send_refuses_bad_wrs(struct kunit *test)
 	wr[0] = (struct ib_send_wr){ .opcode = IB_WR_RDMA_READ, .sg_list = sge,
 				     .num_sge = 2 };
 	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
-	/* Inline: Send and Write only, at most SIW_MAX_INLINE bytes */
+	/* Inline: Sends and Writes only, at most SIW_MAX_INLINE bytes */
 	wr[0].num_sge = 1;
 	wr[0].send_flags = IB_SEND_INLINE;
 	sge[0].length = 8;
@@ -365,11 +365,17 @@ static void post_send_refuses_bad_wrs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), -EINVAL);
 	sge[0].length = SW_DDP_MAX_INLINE;
 	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), 0);
+	/* as siw and libsiw take it */
+	wr[0].wr_id = 5;
+	wr[0].opcode = IB_WR_SEND_WITH_INV;
+	wr[0].ex.invalidate_rkey = 0x1234;
+	KUNIT_EXPECT_EQ(test, post_one(qp, &wr[0]), 0);
 
 	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
-	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 2);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 3);
 	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 1);
 	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 0);
+	KUNIT_EXPECT_EQ(test, wc[2].wr_id, 5);
 }
 
 /*

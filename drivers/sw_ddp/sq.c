@@ -107,14 +107,20 @@ static bool sqe_opcode_ok(u8 opcode, bool user)
 	}
 }
 
+/* Inline data is a payload: Sends (with Invalidate too) and Writes. */
+static bool sqe_inline_ok(u8 opcode)
+{
+	return opcode == SIW_OP_SEND || opcode == SIW_OP_SEND_REMOTE_INV ||
+	       opcode == SIW_OP_WRITE;
+}
+
 /* Check an SQE the kernel has copied; a user QP's SQEs are hostile. */
 static int sqe_check(const struct siw_sqe *sqe, bool user)
 {
 	if ((sqe->flags & ~SQE_FLAGS) || !sqe_opcode_ok(sqe->opcode, user))
 		return -EINVAL;
 	if (sqe->flags & SIW_WQE_INLINE)
-		return (sqe->opcode == SIW_OP_SEND ||
-			sqe->opcode == SIW_OP_WRITE) &&
+		return sqe_inline_ok(sqe->opcode) &&
 		       sqe->sge[0].length <= SIW_MAX_INLINE ? 0 : -EINVAL;
 	if (sqe->opcode == SIW_OP_REG_MR || sqe->opcode == SIW_OP_INVAL_STAG)
 		return sqe->num_sge ? -EINVAL : 0;
@@ -257,9 +263,8 @@ static int sqe_from_wr(struct sw_ddp_qp *qp, struct siw_sqe *sqe,
 	sqe->opcode = opcode;
 	sqe->flags = sqe_flags_from_wr(wr, qp->sig_all);
 	sqe_copy_target(sqe, wr);
-	/* inline data is for Sends and Writes: copy none for another */
-	if ((sqe->flags & SIW_WQE_INLINE) && opcode != SIW_OP_SEND &&
-	    opcode != SIW_OP_WRITE)
+	/* copy no inline data for another */
+	if ((sqe->flags & SIW_WQE_INLINE) && !sqe_inline_ok(opcode))
 		return -EINVAL;
 	if (sqe->flags & SIW_WQE_INLINE)
 		err = sqe_copy_inline(sqe, wr);
