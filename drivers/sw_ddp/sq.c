@@ -539,7 +539,15 @@ static int sq_doorbell(struct sw_ddp_qp *qp)
 {
 	switch (READ_ONCE(qp->state)) {
 	case SW_DDP_QPS_ERROR:
-		sw_ddp_sq_flush(qp);
+		/*
+		 * Under state_mutex, as qp_flush_work(): the flush drops the
+		 * SQ's lock between batches, and a QP reset and connected
+		 * again meanwhile must not see its new SQEs flushed.
+		 */
+		mutex_lock(&qp->state_mutex);
+		if (qp->state == SW_DDP_QPS_ERROR)
+			sw_ddp_sq_flush(qp);
+		mutex_unlock(&qp->state_mutex);
 		return 0;
 	case SW_DDP_QPS_IDLE:
 		return 0;
