@@ -1612,8 +1612,10 @@ static void stream_srq_qp_pd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_LOCAL_CATASTROPHIC),
 			sw_ddp_term_err_pack(sf->end[1].stream->term));
 	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, 64));
-	KUNIT_EXPECT_FALSE(test, qf_poll_one(sf->cq[1], &wc) &&
-			   wc.status == IB_WC_SUCCESS);
+	/* as a send queue's SGE would */
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 8ULL);
 }
 
 /* What a consumer's ib_modify_qp() on another CPU may do meanwhile. */

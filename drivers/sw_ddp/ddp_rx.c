@@ -85,11 +85,17 @@ static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 	m->active = true;
 	m->len = 0;
 	m->buf_len = sw_ddp_sge_from_siw(m->rqe.sge, m->rqe.num_sge, m->sge);
-	/* So is a receive buffer we cannot use. */
+	/*
+	 * So is a receive buffer we cannot use: it completes as a send
+	 * queue's would, with a protection error (a CQE lost to a full CQ
+	 * changes nothing, the stream fails either way).
+	 */
 	if (sw_ddp_mem_get_sgl(s->sdev, ddp_rx_rqe_pd(s), m->sge,
 			       m->rqe.num_sge, IB_ACCESS_LOCAL_WRITE, m->mr,
-			       &bad))
+			       &bad)) {
+		rdmap_rx_send_fail(s, IB_WC_LOC_PROT_ERR);
 		return DDP_ERR_LOCAL_CATASTROPHIC;
+	}
 	return SW_DDP_TERM_OK;
 }
 
