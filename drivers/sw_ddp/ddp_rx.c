@@ -127,9 +127,8 @@ static struct sw_ddp_term_err ddp_rx_queue_view(struct sw_ddp_stream *s,
 		 * delivered once, in order).
 		 */
 		spin_lock_bh(&s->lock);
-		v->nbufs = s->ird_neg - (s->ird_put - s->ird_get);
+		v->nbufs = s->ird_put - s->ird_get < s->ird_neg;
 		spin_unlock_bh(&s->lock);
-		v->nbufs = min(v->nbufs, 1U);
 		v->buf_len = RDMAP_READ_REQ_LEN;
 		break;
 	default:
