@@ -184,11 +184,12 @@ void rdmap_rx_terminate(struct sw_ddp_stream *s)
 {
 	struct rdmap_term_info ti;
 
+	/* peers choose how often: rate-limited */
 	if (!rdmap_term_parse(s->term_rx, s->term_rx_len, &ti))
-		ibdev_info(&s->sdev->ibdev,
-			   "QP %u: peer sent Terminate %x/%x/%02x\n",
-			   s->qp->base.qp_num, ti.err.layer, ti.err.etype,
-			   ti.err.ecode);
+		ibdev_info_ratelimited(&s->sdev->ibdev,
+				       "QP %u: peer sent Terminate %x/%x/%02x\n",
+				       s->qp->base.qp_num, ti.err.layer,
+				       ti.err.etype, ti.err.ecode);
 	sw_ddp_stream_fail(s, RDMAP_ERR_OP_UNSPECIFIED, false);
 }
 
