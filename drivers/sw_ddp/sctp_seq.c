@@ -41,8 +41,9 @@ static unsigned int seq_bit(u16 ssn)
 }
 
 /*
- * What a held chunk costs against the caps: all of its allocation, and a
- * whole node of the xarray that finds it.  Chunks 64 DDP-SSNs apart get a
+ * What a held chunk costs against the caps: all of its allocation (at
+ * most what kmalloc() would take for it), and a whole node of the xarray
+ * that finds it.  Chunks 64 DDP-SSNs apart get a
  * node each (XA_CHUNK_SIZE slots), so a peer that spaces out small chunks
  * makes the nodes most of what it costs us (576 octets each on x86-64,
  * 64 for the copy of a chunk of 32); counted, they stay within the caps.
@@ -119,7 +120,7 @@ void sw_ddp_sctp_seq_fini(struct sw_ddp_sctp_seq *q)
 	unsigned long ssn;
 
 	xa_for_each(&q->held, ssn, h)
-		kfree(h);
+		kvfree(h);
 	xa_destroy(&q->held);
 	seq_account(q, -(int)q->held_bytes);
 	bitmap_free(q->seen);
@@ -146,7 +147,7 @@ void sw_ddp_sctp_seq_forget(struct sw_ddp_sctp_seq *q, u32 ppid)
 			continue;
 		xa_erase(&q->held, ssn);
 		seq_account(q, -(int)seq_held_size(h->len));
-		kfree(h);
+		kvfree(h);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seq_forget);
@@ -168,8 +169,11 @@ static int seq_hold(struct sw_ddp_sctp_seq *q, u16 ssn,
 		err = -ENOBUFS;
 		goto err;
 	}
-	/* The association's receive context is process context. */
-	h = kmalloc(size, GFP_KERNEL);
+	/*
+	 * The association's receive context is process context.  A chunk
+	 * of 64 KiB need not find 128 KiB of contiguous pages.
+	 */
+	h = kvmalloc(struct_size(h, data, c->len), GFP_KERNEL);
 	if (!h) {
 		err = -ENOMEM;
 		goto err;
@@ -181,7 +185,7 @@ static int seq_hold(struct sw_ddp_sctp_seq *q, u16 ssn,
 		err = xa_insert(&q->held, ssn, h, GFP_KERNEL);
 	if (!err)
 		return 0;
-	kfree(h);
+	kvfree(h);
 err:
 	seq_account(q, -(int)size);
 	return err;
@@ -215,7 +219,7 @@ static int seq_deliver_held(struct sw_ddp_sctp_seq *q,
 
 	seq_account(q, -(int)seq_held_size(h->len));
 	err = ops->deliver(ctx, &c);
-	kfree(h);
+	kvfree(h);
 	return err;
 }
 
