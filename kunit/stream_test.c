@@ -963,10 +963,13 @@ struct send_wait {
 	bool error;
 	bool close;
 	bool sending;
+	bool go;		/* the test lets it go on */
 };
 
 static bool send_wait_over(struct send_wait *w)
 {
+	if (READ_ONCE(w->go))
+		return true;
 	if (w->error)
 		return READ_ONCE(w->s->qp->state) == SW_DDP_QPS_ERROR;
 	return READ_ONCE(w->s->dead);
@@ -1045,6 +1048,63 @@ static void stream_teardown_cq_overflow(struct kunit *test)
 static void stream_teardown_cut_cq_overflow(struct kunit *test)
 {
 	teardown_cq_overflow(test, true);
+}
+
+/*
+ * The consumer deregisters a Send's source MR while the engine sends it:
+ * the next segment's check fails, the SQE completes with a protection
+ * error, and the peer gets a Local Catastrophic Terminate (RFC 5040
+ * §7.2), as when the MR was bad at the take.
+ */
+static void stream_send_source_gone(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct send_wait *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	const u32 len = SP_SEG_MAX + 100;	/* two segments */
+	struct scatterlist sg;
+	struct ib_send_wr wr;
+	struct ib_sge sge;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	int i;
+
+	e->ulpdu = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, e->ulpdu);
+	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sf->mr[0] = mr;
+	sg_init_one(&sg, sf->buf[0], len);
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
+					    DMA_BIDIRECTIONAL), 1);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
+
+	w->s = e->stream;
+	e->mutate_priv = w;
+	e->mutate = send_wait_fn;
+	sge = (struct ib_sge){ .addr = mr->iova, .length = len,
+			       .lkey = mr->lkey };
+	wr = (struct ib_send_wr){ .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	KUNIT_ASSERT_EQ(test, ib_post_send(e->qp, &wr, NULL), 0);
+	for (i = 0; i < 300 && !READ_ONCE(w->sending); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(w->sending));
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	sf->mr[0] = NULL;
+	WRITE_ONCE(w->go, true);
+
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 9ULL);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(term_received(&sf->end[1])));
 }
 
 /*
@@ -1477,6 +1537,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_fail_then_close),
 	KUNIT_CASE(stream_teardown_cq_overflow),
 	KUNIT_CASE(stream_teardown_cut_cq_overflow),
+	KUNIT_CASE(stream_send_source_gone),
 	KUNIT_CASE(stream_flushed_cq_overflow),
 	KUNIT_CASE(stream_write_bad_stag),
 	KUNIT_CASE(stream_send_no_buffer),

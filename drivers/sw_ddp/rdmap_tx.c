@@ -191,6 +191,14 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 		ibdev_dbg(&s->sdev->ibdev, "QP %u: %s of %u bytes failed: %d\n",
 			  s->qp->base.qp_num, rdmap_opcode_tagged(m.op) ?
 			  "Write" : "Send", m.len, err);
+	/*
+	 * A source MR invalidated or deregistered since the SQE was taken
+	 * (each segment checks it again, ddp_tx.c) is the consumer's error,
+	 * as at the take: the peer hears of it.  Any other failure is the
+	 * LLP's.
+	 */
+	if (err == -EACCES || err == -EFAULT)
+		return IB_WC_LOC_PROT_ERR;
 	return err ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS;
 }
 
