@@ -1677,6 +1677,10 @@ static void stream_srq_qp_pd(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 8ULL);
+	/* once: the stream's teardown, begun when dead, flushes nothing */
+	KUNIT_EXPECT_TRUE(test, wait_dead(sf->end[1].stream));
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(sf->cq[1], 1, &wc), 0);
 }
 
 /* What a consumer's ib_modify_qp() on another CPU may do meanwhile. */
