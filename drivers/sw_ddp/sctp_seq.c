@@ -43,12 +43,11 @@ static unsigned int seq_bit(u16 ssn)
 /*
  * What a held chunk costs against the caps: all of its allocation (at
  * most what kmalloc() would take for it), and a whole node of the xarray
- * that finds it.  Chunks 64 DDP-SSNs apart get a
- * node each (XA_CHUNK_SIZE slots), so a peer that spaces out small chunks
- * makes the nodes most of what it costs us (576 octets each on x86-64,
- * 64 for the copy of a chunk of 32); counted, they stay within the caps.
- * Chunks held side by side are over-counted, and a session may still hold
- * thousands of them.
+ * that finds it.  Chunks 64 DDP-SSNs apart get a node each (XA_CHUNK_SIZE
+ * slots), so a peer that spaces out small chunks makes the nodes most of
+ * what it costs us (576 octets each on x86-64, 64 for the copy of a chunk
+ * of 32); counted, they stay within the caps.  Chunks held side by side
+ * are over-counted, and a session may still hold thousands of them.
  */
 static size_t seq_held_size(u32 len)
 {
