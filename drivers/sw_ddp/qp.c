@@ -372,14 +372,25 @@ void sw_ddp_qp_fatal(struct sw_ddp_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_fatal);
 
-static void qp_flush_work(struct work_struct *work)
+/*
+ * Flush the SQ of a QP still in ERROR, outside a state change (the flush
+ * work, a user's doorbell).  Under state_mutex: the flush drops the SQ's
+ * lock between batches, and a QP reset and connected again meanwhile
+ * must not see its new SQEs flushed.  Process context.
+ */
+void sw_ddp_qp_flush_sq(struct sw_ddp_qp *qp)
 {
-	struct sw_ddp_qp *qp = container_of(work, struct sw_ddp_qp, flush_work);
-
 	mutex_lock(&qp->state_mutex);
 	if (qp->state == SW_DDP_QPS_ERROR)
 		sw_ddp_sq_flush(qp);
 	mutex_unlock(&qp->state_mutex);
+}
+
+static void qp_flush_work(struct work_struct *work)
+{
+	struct sw_ddp_qp *qp = container_of(work, struct sw_ddp_qp, flush_work);
+
+	sw_ddp_qp_flush_sq(qp);
 	sw_ddp_qp_put(qp);
 }
 

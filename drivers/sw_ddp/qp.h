@@ -142,6 +142,7 @@ struct sw_ddp_qp *sw_ddp_qp_get_named(struct sw_ddp_dev *sdev, u32 qpn);
 void sw_ddp_qp_get(struct sw_ddp_qp *qp);
 void sw_ddp_qp_put(struct sw_ddp_qp *qp);
 void sw_ddp_qp_fatal(struct sw_ddp_qp *qp);
+void sw_ddp_qp_flush_sq(struct sw_ddp_qp *qp);
 void sw_ddp_qp_flush_later(struct sw_ddp_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 int sw_ddp_qp_modify_locked(struct sw_ddp_qp *qp, struct ib_qp_attr *attr,

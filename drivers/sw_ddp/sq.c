@@ -539,15 +539,7 @@ static int sq_doorbell(struct sw_ddp_qp *qp)
 {
 	switch (READ_ONCE(qp->state)) {
 	case SW_DDP_QPS_ERROR:
-		/*
-		 * Under state_mutex, as qp_flush_work(): the flush drops the
-		 * SQ's lock between batches, and a QP reset and connected
-		 * again meanwhile must not see its new SQEs flushed.
-		 */
-		mutex_lock(&qp->state_mutex);
-		if (qp->state == SW_DDP_QPS_ERROR)
-			sw_ddp_sq_flush(qp);
-		mutex_unlock(&qp->state_mutex);
+		sw_ddp_qp_flush_sq(qp);
 		return 0;
 	case SW_DDP_QPS_IDLE:
 		return 0;
