@@ -80,6 +80,16 @@ static void rdmap_tx_read_resp_msg(const struct sw_ddp_read *rd,
 }
 
 /*
+ * A source MR failed its check again as a segment took its pages
+ * (ddp_tx.c): invalidated, deregistered or its pages gone since it was
+ * first checked.  The consumer's error, and the peer hears of it.
+ */
+static bool rdmap_tx_source_bad(int err)
+{
+	return err == -EACCES || err == -EFAULT;
+}
+
+/*
  * The response went, or failed: the entry's reference goes too.  The
  * Data Source, checked when the Request came, may have been invalidated
  * since, or its pages be gone: the peer hears why.  Any other failure is
@@ -90,7 +100,7 @@ static void rdmap_tx_read_resp_sent(struct sw_ddp_stream *s,
 {
 	if (rd->mr)
 		sw_ddp_mem_put(rd->mr);
-	if (err == -EACCES || err == -EFAULT)
+	if (rdmap_tx_source_bad(err))
 		sw_ddp_stream_fail(s, RDMAP_ERR_PROT_ACCESS, true);
 	else if (err)
 		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC, false);
@@ -191,13 +201,8 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 		ibdev_dbg(&s->sdev->ibdev, "QP %u: %s of %u bytes failed: %d\n",
 			  s->qp->base.qp_num, rdmap_opcode_tagged(m.op) ?
 			  "Write" : "Send", m.len, err);
-	/*
-	 * A source MR invalidated or deregistered since the SQE was taken
-	 * (each segment checks it again, ddp_tx.c) is the consumer's error,
-	 * as at the take: the peer hears of it.  Any other failure is the
-	 * LLP's.
-	 */
-	if (err == -EACCES || err == -EFAULT)
+	/* as a source MR bad at the take; any other failure is the LLP's */
+	if (rdmap_tx_source_bad(err))
 		return IB_WC_LOC_PROT_ERR;
 	return err ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS;
 }
