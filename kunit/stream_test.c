@@ -126,6 +126,26 @@ static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
 }
 
 /*
+ * A fast-register MR (sf->mr[0]) over the first @len octets of end 0's
+ * buffer, mapped; not yet registered.
+ */
+static struct ib_mr *fast_reg_map(struct kunit *test, struct stream_fx *sf,
+				  u32 len)
+{
+	struct scatterlist sg;
+	struct ib_mr *mr;
+
+	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sf->mr[0] = mr;
+	sg_init_one(&sg, sf->buf[0], len);
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
+					    DMA_BIDIRECTIONAL), 1);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	return mr;
+}
+
+/*
  * A Read with Local Invalidate, as rdma_rw posts for every Read on iWARP
  * (the sink a fast-register MR, invalidate_rkey that MR with the key it
  * had before rdma_rw registered it again): the data lands, then the STag
@@ -135,21 +155,13 @@ static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
 static void stream_read_inv(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
+	struct ib_mr *mr = fast_reg_map(test, sf, 256);
 	const struct ib_send_wr *bad;
-	struct scatterlist sg;
 	struct ib_rdma_wr rd;
 	struct ib_sge sge;
-	struct ib_mr *mr;
 	struct ib_wc wc;
 	u32 old_key;
 
-	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
-	sf->mr[0] = mr;
-	sg_init_one(&sg, sf->buf[0], 256);
-	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
-					    DMA_BIDIRECTIONAL), 1);
-	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
 	old_key = mr->lkey;
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
 	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
@@ -988,16 +1000,13 @@ static unsigned int send_wait_fn(struct pipe_end *e, u8 *ulpdu, u32 *len)
 	return 1;
 }
 
-/*
- * End 0 sends @len octets with a full CQ, held in its first segment's
- * send as send_wait says.
- */
-static void send_held(struct kunit *test, u32 len, bool error, bool close)
+/* End 0's next segment sent waits there, as the send_wait says. */
+static struct send_wait *send_wait_arm(struct kunit *test, bool error,
+				       bool close)
 {
 	struct stream_fx *sf = sp_fx(test);
 	struct pipe_end *e = &sf->end[0];
 	struct send_wait *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	int i;
 
 	e->ulpdu = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
@@ -1005,14 +1014,35 @@ static void send_held(struct kunit *test, u32 len, bool error, bool close)
 	w->s = e->stream;
 	w->error = error;
 	w->close = close;
-	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
-	fill_cq(test, sf, 0);
 	e->mutate_priv = w;
 	e->mutate = send_wait_fn;
-	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
+	return w;
+}
+
+/* ...and the engine has come to it. */
+static void send_wait_reached(struct kunit *test, struct send_wait *w)
+{
+	int i;
+
 	for (i = 0; i < 300 && !READ_ONCE(w->sending); i++)
 		usleep_range(10000, 20000);
 	KUNIT_ASSERT_TRUE(test, READ_ONCE(w->sending));
+}
+
+/*
+ * End 0 sends @len octets with a full CQ, held in its first segment's
+ * send as send_wait says.
+ */
+static void send_held(struct kunit *test, u32 len, bool error, bool close)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct send_wait *w;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
+	fill_cq(test, sf, 0);
+	w = send_wait_arm(test, error, close);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, len, 0), 0);
+	send_wait_reached(test, w);
 }
 
 /*
@@ -1059,41 +1089,24 @@ static void stream_teardown_cut_cq_overflow(struct kunit *test)
 static void stream_send_source_gone(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	struct pipe_end *e = &sf->end[0];
-	struct send_wait *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	const u32 len = SP_SEG_MAX + 100;	/* two segments */
-	struct scatterlist sg;
+	struct ib_mr *mr = fast_reg_map(test, sf, len);
+	struct send_wait *w;
 	struct ib_send_wr wr;
 	struct ib_sge sge;
-	struct ib_mr *mr;
 	struct ib_wc wc;
-	int i;
 
-	e->ulpdu = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	KUNIT_ASSERT_NOT_NULL(test, e->ulpdu);
-	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
-	sf->mr[0] = mr;
-	sg_init_one(&sg, sf->buf[0], len);
-	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
-					    DMA_BIDIRECTIONAL), 1);
-	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
 	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 
-	w->s = e->stream;
-	e->mutate_priv = w;
-	e->mutate = send_wait_fn;
+	w = send_wait_arm(test, false, false);
 	sge = (struct ib_sge){ .addr = mr->iova, .length = len,
 			       .lkey = mr->lkey };
 	wr = (struct ib_send_wr){ .wr_id = 9, .sg_list = &sge, .num_sge = 1,
 				  .opcode = IB_WR_SEND,
 				  .send_flags = IB_SEND_SIGNALED };
-	KUNIT_ASSERT_EQ(test, ib_post_send(e->qp, &wr, NULL), 0);
-	for (i = 0; i < 300 && !READ_ONCE(w->sending); i++)
-		usleep_range(10000, 20000);
-	KUNIT_ASSERT_TRUE(test, READ_ONCE(w->sending));
+	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &wr, NULL), 0);
+	send_wait_reached(test, w);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	sf->mr[0] = NULL;
 	WRITE_ONCE(w->go, true);
