@@ -117,6 +117,7 @@ struct cm_test {
 	/* a sender on the data path (cm_sender()) */
 	struct page *page;
 	atomic_t sent;
+	int send_err;			/* its last send's */
 	struct completion sender_done;
 };
 
@@ -676,13 +677,42 @@ static int cm_sender(void *arg)
 	struct sw_ddp_llp *llp = &t->pas.child->llp;
 	static const u8 hdr[2] = { 0x41, 0x43 };
 	struct bio_vec bv;
+	int err;
 
 	bvec_set_page(&bv, t->page, SZ_4K, 0);
-	while (!llp->ops->send_segment(llp, hdr, sizeof(hdr), &bv, 1, SZ_4K,
-				       0))
-		atomic_inc(&t->sent);
+	do {
+		err = llp->ops->send_segment(llp, hdr, sizeof(hdr), &bv, 1,
+					     SZ_4K, 0);
+		if (!err)
+			atomic_inc(&t->sent);
+	} while (!err);
+	t->send_err = err;
 	complete(&t->sender_done);
 	return 0;
+}
+
+/*
+ * The responder's data path sends until it waits for room (an initiator
+ * that reads nothing).  Return: whether it waits (nothing sent for 200
+ * ms, something before).
+ */
+static bool cm_start_sender(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct task_struct *task;
+	int i, last = -1;
+
+	t->page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->page);
+	init_completion(&t->sender_done);
+	task = kthread_run(cm_sender, t, "cm_sender");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+
+	for (i = 0; i < 50 && last != atomic_read(&t->sent); i++) {
+		last = atomic_read(&t->sent);
+		msleep(200);
+	}
+	return i < 50 && last > 0;
 }
 
 /*
@@ -694,27 +724,13 @@ static void cm_test_rtr_timeout_sender_waits(struct kunit *test)
 {
 	struct sw_ddp_mpa_cfg ini = cfg_v2, resp = cfg_v2;
 	struct cm_test *t = test->priv;
-	struct task_struct *task;
-	int i, last = -1;
 
 	ini.p2p = true;
 	resp.p2p = true;
 	cm_listen(test, AF_INET, false, CM_TIMEOUT);
 	cm_handshake(test, &ini, &resp);
 	cm_start_data(test, t->pas.child);
-	t->page = alloc_page(GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->page);
-	init_completion(&t->sender_done);
-	task = kthread_run(cm_sender, t, "cm_sender");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-
-	/* waiting: nothing sent for 200 ms */
-	for (i = 0; i < 50 && last != atomic_read(&t->sent); i++) {
-		last = atomic_read(&t->sent);
-		msleep(200);
-	}
-	KUNIT_EXPECT_LT(test, i, 50);
-	KUNIT_EXPECT_GT(test, last, 0);
+	KUNIT_EXPECT_TRUE(test, cm_start_sender(test));
 	KUNIT_EXPECT_NE_MSG(test, 0UL,
 			    wait_for_completion_timeout(&t->sink.error_done,
 							CM_WAIT),
@@ -730,6 +746,34 @@ static void cm_test_rtr_timeout_sender_waits(struct kunit *test)
 			t->sink.err.layer);
 	KUNIT_EXPECT_EQ(test, MPA_ERR_LOCAL_CATASTROPHIC.ecode,
 			t->sink.err.ecode);
+}
+
+/*
+ * The responder closes gracefully while its data path waits for room:
+ * the send the shutdown cuts short fails with -ESHUTDOWN, the stream's
+ * close (llp.h), so that the WR is flushed and the QP not failed.
+ */
+static void cm_test_close_sender_waits(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct sw_ddp_tcp_ep *ep;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	cm_handshake(test, &cfg_v2, &cfg_v2);
+	ep = t->pas.child;
+	cm_start_data(test, ep);
+	KUNIT_EXPECT_TRUE(test, cm_start_sender(test));
+
+	ep->llp.ops->close(&ep->llp, false);
+	if (!wait_for_completion_timeout(&t->sender_done, CM_WAIT)) {
+		KUNIT_FAIL(test, "the close left the sender waiting");
+		cm_close_ep(t->conn);	/* the initiator's reset wakes it */
+		t->conn = NULL;
+		wait_for_completion(&t->sender_done);
+	}
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, t->send_err);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_LOCAL, t->pas.why);
 }
 
 /*
@@ -1339,6 +1383,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_p2p_rtr),
 	KUNIT_CASE(cm_test_rtr_timeout),
 	KUNIT_CASE(cm_test_rtr_timeout_sender_waits),
+	KUNIT_CASE(cm_test_close_sender_waits),
 	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),

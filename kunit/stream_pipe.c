@@ -92,8 +92,10 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 	if (!ddp_ctrl_tagged(ctrl[0]) &&
 	    rdmap_ctrl_opcode(ctrl[1]) == RDMAP_OP_TERMINATE)
 		e->nterm++;
-	if (e->closed || e->peer->closed)
-		return -ENOTCONN;
+	if (e->closed)
+		return -ESHUTDOWN;	/* our close (llp.h) */
+	if (e->peer->closed)
+		return -ENOTCONN;	/* as a reset come before it */
 	if (e->fail_read_resp && read_resp)
 		return e->fail_read_resp;
 	if (flags & SW_DDP_SEG_NOW) {

@@ -1081,6 +1081,72 @@ static void stream_teardown_cut_cq_overflow(struct kunit *test)
 }
 
 /*
+ * The LLP closes gracefully, ours or the peer's, while the engine sends
+ * a Send: the Send is cut short.  It completes flushed, as the Send
+ * posted behind it does once the QP reaches ERROR; the close is no
+ * failure: no Terminate, no event.
+ */
+static void stream_close_cuts_send(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct send_wait *w;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
+	/* two segments: the wire closes after the first */
+	w = send_wait_arm(test, false, true);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, SP_SEG_MAX + 100,
+					0), 0);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	send_wait_reached(test, w);
+	WRITE_ONCE(w->go, true);
+
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_TRUE(test, wait_dead(e->stream));
+	/* the teardown that follows the LLP's close */
+	sw_ddp_stream_detach(e->stream);
+	sw_ddp_stream_destroy(e->stream);
+	e->stream = NULL;
+	KUNIT_EXPECT_EQ(test, qf_modify_state(e->qp, IB_QPS_ERR), 0);
+
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, 1, e->nsent);
+	KUNIT_EXPECT_EQ(test, 0, e->nterm);
+	KUNIT_EXPECT_EQ(test, 0, fatal_events(test, sf));
+}
+
+/*
+ * A QP the consumer closes (CLOSING: a graceful disconnect) starts none
+ * of the SQEs still waiting, which the LLP's close would cut short; they
+ * are flushed when the QP reaches ERROR.
+ */
+static void stream_closing_starts_nothing(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
+	hold_engine(test, e->stream);
+	KUNIT_EXPECT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	KUNIT_EXPECT_EQ(test, qf_modify_state(e->qp, IB_QPS_SQD), 0);
+	e->closed = false;	/* the LLP has not closed yet */
+	rdmap_tx_unlock(e->stream);
+	sw_ddp_stream_kick(e->stream);
+	flush_work(&e->stream->tx_work);
+	KUNIT_EXPECT_EQ(test, 0, e->nsent);
+	KUNIT_EXPECT_EQ(test, 0, ib_poll_cq(sf->cq[0], 1, &wc));
+
+	KUNIT_EXPECT_EQ(test, qf_modify_state(e->qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, 0, fatal_events(test, sf));
+}
+
+/*
  * The consumer deregisters a Send's source MR while the engine sends it:
  * the next segment's check fails, the SQE completes with a protection
  * error, and the peer gets a Local Catastrophic Terminate (RFC 5040
@@ -1550,6 +1616,8 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_fail_then_close),
 	KUNIT_CASE(stream_teardown_cq_overflow),
 	KUNIT_CASE(stream_teardown_cut_cq_overflow),
+	KUNIT_CASE(stream_close_cuts_send),
+	KUNIT_CASE(stream_closing_starts_nothing),
 	KUNIT_CASE(stream_send_source_gone),
 	KUNIT_CASE(stream_flushed_cq_overflow),
 	KUNIT_CASE(stream_write_bad_stag),

@@ -134,7 +134,9 @@ u32 ddp_tx_room(struct sw_ddp_stream *s)
  * once the last segment is ready, just before the LLP has it.
  *
  * Return: 0, or a negative errno once the LLP or the memory fails;
- * -EAGAIN for @m->now: nothing was sent, the work item must send it.
+ * -EAGAIN for @m->now: nothing was sent, the work item must send it;
+ * -ESHUTDOWN: the LLP's stream is closing, and so is ours
+ * (sw_ddp_stream_closing()).
  */
 int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 {
@@ -168,6 +170,8 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 							seg.hdr_len, s->bv,
 							seg.nr_bv, n, flags);
 		ddp_tx_put_pages(s, seg.nr_bv);
+		if (err == -ESHUTDOWN)
+			sw_ddp_stream_closing(s);
 		if (err)
 			return err;
 		off += n;

@@ -58,6 +58,10 @@ struct sw_ddp_llp_ops {
 	 * context and may sleep until the socket has taken the whole
 	 * segment (but see SW_DDP_SEG_NOW); returns 0, or a negative errno
 	 * once the stream is unusable.  @flags: SW_DDP_SEG_* below.
+	 * -ESHUTDOWN: the stream is closing, by our close(), stop() or the
+	 * peer's close, or for a failure the LLP reports to its owner
+	 * itself.  The segment went in part or not at all; this is no
+	 * failure of DDP's, and the owner's teardown follows.
 	 */
 	int (*send_segment)(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,

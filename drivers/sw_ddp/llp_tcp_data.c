@@ -34,6 +34,7 @@ struct sw_ddp_tcp_data {
 
 	struct mutex tx_lock;		/* one sendmsg at a time; stopped */
 	bool stopped;			/* also under ep->mutex */
+	bool stopping;			/* stop() shuts the socket down */
 };
 
 /*
@@ -298,6 +299,8 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 	write_unlock_bh(&sk->sk_callback_lock);
 	release_sock(sk);
 
+	/* a sender the shutdown or reset cuts short says so: -ESHUTDOWN */
+	WRITE_ONCE(d->stopping, true);
 	if (abortive)
 		tcp_abort(sk, ECONNRESET);
 	else
@@ -474,7 +477,7 @@ int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		return tcp_data_send_now(ep, d, hdr, hdr_len, bv, nr_bv, len);
 	mutex_lock(&d->tx_lock);
 	if (d->stopped) {
-		err = -ENOTCONN;
+		err = -ESHUTDOWN;
 		goto out;
 	}
 	n = mpa_tx_frame(&d->tx, hdr, hdr_len, bv, nr_bv, len);
@@ -483,6 +486,13 @@ int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		goto out;
 	}
 	err = tcp_data_send_fpdu(ep->sock, &d->tx, flags & SW_DDP_SEG_ZCOPY);
+	/*
+	 * Once stop() has begun, whatever failed the send (its shutdown or
+	 * reset, which the socket's lock orders after stopping) is the
+	 * close the owner hears of, not a failure.
+	 */
+	if (err && READ_ONCE(d->stopping))
+		err = -ESHUTDOWN;
 out:
 	mutex_unlock(&d->tx_lock);
 	return err;

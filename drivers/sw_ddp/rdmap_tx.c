@@ -90,6 +90,24 @@ static bool rdmap_tx_source_bad(int err)
 }
 
 /*
+ * A Send's, Write's or Read Request's status for ddp_tx_message()'s
+ * error.  One the LLP's close cut short is flushed, as those behind it
+ * will be when the QP reaches ERROR: the close is no failure of the WR.
+ * A source MR found bad is the consumer's error; any other failure is
+ * the LLP's or ours.
+ */
+static enum ib_wc_status rdmap_tx_status(int err)
+{
+	if (!err)
+		return IB_WC_SUCCESS;
+	if (err == -ESHUTDOWN)
+		return IB_WC_WR_FLUSH_ERR;
+	if (rdmap_tx_source_bad(err))
+		return IB_WC_LOC_PROT_ERR;
+	return IB_WC_GENERAL_ERR;
+}
+
+/*
  * The response went, or failed: the entry's reference goes too.  The
  * Data Source, checked when the Request came, may have been invalidated
  * since, or its pages be gone: the peer hears why.  Any other failure is
@@ -201,10 +219,7 @@ static enum ib_wc_status rdmap_tx_data(struct sw_ddp_stream *s,
 		ibdev_dbg(&s->sdev->ibdev, "QP %u: %s of %u bytes failed: %d\n",
 			  s->qp->base.qp_num, rdmap_opcode_tagged(m.op) ?
 			  "Write" : "Send", m.len, err);
-	/* as a source MR bad at the take; any other failure is the LLP's */
-	if (rdmap_tx_source_bad(err))
-		return IB_WC_LOC_PROT_ERR;
-	return err ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS;
+	return rdmap_tx_status(err);
 }
 
 /*
@@ -256,7 +271,7 @@ static enum ib_wc_status rdmap_tx_read(struct sw_ddp_stream *s,
 	m.extra = &hdr;
 	m.extra_len = sizeof(hdr);
 	m.msn = s->msn_tx[RDMAP_QN_READ_REQ]++;
-	return ddp_tx_message(s, &m) ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS;
+	return rdmap_tx_status(ddp_tx_message(s, &m));
 }
 
 /* Local work requests, for kernel QPs: mem.c does the work. */
@@ -349,10 +364,12 @@ static void rdmap_tx_sqe(struct sw_ddp_stream *s, const struct siw_sqe *sqe,
 	}
 	err = sw_ddp_sq_complete(s->qp, seq, bytes, status);
 	/*
-	 * An SQE that fails in the teardown (the LLP stopped under it) tells
-	 * the consumer by its CQE; the teardown takes the QP to ERROR.
+	 * A flushed SQE fails nothing: the LLP's close cut it short, and
+	 * the teardown that follows takes the QP to ERROR.  Any other
+	 * failure fails the stream, unless its teardown began first (the
+	 * LLP stopped under it): then the CQE alone tells the consumer.
 	 */
-	if (status != IB_WC_SUCCESS)
+	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
 		sw_ddp_stream_fail(s, RDMAP_ERR_LOCAL_CATASTROPHIC,
 				   status != IB_WC_GENERAL_ERR);
 	if (err == -EOVERFLOW)

@@ -1117,7 +1117,7 @@ static int sctp_llp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		wake = atomic_read(&a->tx_wake);
 		mutex_lock(&s->tx_mutex);
 		if (s->tx_dead || s->seg == SW_DDP_SCTP_SEG_SHUT)
-			err = -ENOTCONN;
+			err = -ESHUTDOWN;	/* the owner hears why */
 		else if (s->seg == SW_DDP_SCTP_SEG_WAIT)
 			err = -EAGAIN;
 		else if (nr_bv > s->max_bv)

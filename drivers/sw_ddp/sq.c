@@ -625,13 +625,14 @@ static void sq_completed(struct sw_ddp_qp *qp, bool notify, bool refill)
  * slot until it completes, and is busy until the engine completes or
  * releases it (sw_ddp_sq_release()).
  *
- * Return: 0; -ENOENT if no SQE is waiting, or the QP is in ERROR (the
- * flush takes them); -EINVAL if the SQE was malformed: it completes with
- * IB_WC_LOC_QP_OP_ERR, and the caller (the engine) fails the QP, its
- * Terminate first.
+ * Return: 0; -ENOENT if no SQE is waiting, or the QP is closing or in
+ * ERROR (the flush in ERROR takes them); -EINVAL if the SQE was
+ * malformed: it completes with IB_WC_LOC_QP_OP_ERR, and the caller (the
+ * engine) fails the QP, its Terminate first.
  */
 int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 {
+	enum sw_ddp_qp_state state;
 	bool notify = false;
 	unsigned long flags;
 	int err;
@@ -642,9 +643,13 @@ int sw_ddp_sq_next(struct sw_ddp_qp *qp, struct siw_sqe *sqe, u32 *seq)
 	/*
 	 * In ERROR an SQE is flushed, not sent.  The state changes before
 	 * the flush takes this lock: the flush marks an SQE taken before
-	 * it, and we leave one posted after it to the next flush.
+	 * it, and we leave one posted after it to the next flush.  A QP
+	 * closing (CLOSING, TERMINATE) starts nothing new either: the LLP
+	 * would cut it short, and ERROR follows.
 	 */
-	if (READ_ONCE(qp->state) == SW_DDP_QPS_ERROR)
+	state = READ_ONCE(qp->state);
+	if (state == SW_DDP_QPS_ERROR || state == SW_DDP_QPS_CLOSING ||
+	    state == SW_DDP_QPS_TERMINATE)
 		err = -ENOENT;
 	else
 		err = sq_take_locked(qp, sqe, seq);

@@ -295,6 +295,22 @@ bool sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_fail);
 
 /*
+ * The LLP took no more: its stream is closing (-ESHUTDOWN from
+ * send_segment(), llp.h).  Our close, the peer's, or a failure the LLP
+ * reports itself; the QP's teardown follows and flushes what is left.
+ * Unless the stream failed first, its teardown begins here: nothing more
+ * is sent, and nothing that fails from now on is a failure of the
+ * stream (no Terminate, no event).
+ */
+void sw_ddp_stream_closing(struct sw_ddp_stream *s)
+{
+	spin_lock_bh(&s->lock);
+	if (sw_ddp_term_err_ok(s->term))
+		s->dead = true;
+	spin_unlock_bh(&s->lock);
+}
+
+/*
  * Whether the Terminate for a received segment quotes its DDP header: if
  * it had one whole, of a layout we know.  A segment shorter than its
  * header (RFC 5041 §4) is not quoted: the rest would be octets the peer

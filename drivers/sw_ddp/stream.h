@@ -171,6 +171,7 @@ bool sw_ddp_stream_fail(struct sw_ddp_stream *s, struct sw_ddp_term_err err,
 			bool send);
 void sw_ddp_stream_fail_rx(struct sw_ddp_stream *s,
 			   struct sw_ddp_term_err err);
+void sw_ddp_stream_closing(struct sw_ddp_stream *s);
 
 /* rdmap_rx.c, for ddp_rx.c: a message or Read Request has arrived whole. */
 struct sw_ddp_term_err rdmap_rx_send_done(struct sw_ddp_stream *s);
