@@ -16,7 +16,9 @@ static struct stream_fx *the_sf;
 
 static u32 pipe_max_segment(struct sw_ddp_llp *llp)
 {
-	return SP_SEG_MAX;
+	struct pipe_end *e = container_of(llp, struct pipe_end, llp);
+
+	return READ_ONCE(e->no_segment) ? 0 : SP_SEG_MAX;
 }
 
 /* Frame one ULPDU as MPA would, then deliver it to the peer. */

@@ -39,6 +39,7 @@ struct pipe_end {
 	struct ib_qp *qp;
 	u8 *wire;
 	bool closed;
+	bool no_segment;		/* max_segment() 0: closing (llp.h) */
 	atomic_t rtr_received;		/* llp->ops->rtr_received() calls */
 	u32 cut;			/* deliver only this much, keep the rest */
 	u32 kept;			/* octets kept in wire after cut */

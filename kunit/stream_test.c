@@ -1119,6 +1119,28 @@ static void stream_close_cuts_send(struct kunit *test)
 }
 
 /*
+ * The LLP's close has gone so far that it takes no segment of any size
+ * (TCP: its socket released), and the teardown has not reached the
+ * stream yet when a Send is posted: the Send is flushed, and the close
+ * is no failure.
+ */
+static void stream_post_while_llp_closes(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[0];
+	struct ib_wc wc;
+
+	WRITE_ONCE(e->no_segment, true);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 10, 0), 0);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_TRUE(test, wait_dead(e->stream));
+	KUNIT_EXPECT_EQ(test, 0, e->nsent);
+	KUNIT_EXPECT_EQ(test, 0, e->nterm);
+	KUNIT_EXPECT_EQ(test, 0, fatal_events(test, sf));
+}
+
+/*
  * A QP the consumer closes (CLOSING: a graceful disconnect) starts none
  * of the SQEs still waiting, which the LLP's close would cut short; they
  * are flushed when the QP reaches ERROR.
@@ -1618,6 +1640,7 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_teardown_cut_cq_overflow),
 	KUNIT_CASE(stream_close_cuts_send),
 	KUNIT_CASE(stream_closing_starts_nothing),
+	KUNIT_CASE(stream_post_while_llp_closes),
 	KUNIT_CASE(stream_send_source_gone),
 	KUNIT_CASE(stream_flushed_cq_overflow),
 	KUNIT_CASE(stream_write_bad_stag),

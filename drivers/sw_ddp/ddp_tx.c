@@ -122,6 +122,13 @@ u32 ddp_tx_room(struct sw_ddp_stream *s)
 	return ops->tx_room ? ops->tx_room(s->llp) : 0;
 }
 
+/* The LLP's stream is closing (llp.h): so is ours. */
+static int ddp_tx_closing(struct sw_ddp_stream *s)
+{
+	sw_ddp_stream_closing(s);
+	return -ESHUTDOWN;
+}
+
 /**
  * ddp_tx_message() - send one RDMAP message as DDP segments
  * @s: the stream
@@ -149,6 +156,8 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 
 	if (m->extra_len > SW_DDP_TERM_MAX)
 		return -EINVAL;
+	if (!max)
+		return ddp_tx_closing(s);
 	room = rdmap_opcode_tagged(m->op) ? DDP_TAGGED_HDR_LEN :
 					    DDP_UNTAGGED_HDR_LEN;
 	room += m->extra_len;
@@ -171,7 +180,7 @@ int ddp_tx_message(struct sw_ddp_stream *s, const struct sw_ddp_tx_msg *m)
 							seg.nr_bv, n, flags);
 		ddp_tx_put_pages(s, seg.nr_bv);
 		if (err == -ESHUTDOWN)
-			sw_ddp_stream_closing(s);
+			return ddp_tx_closing(s);
 		if (err)
 			return err;
 		off += n;

@@ -958,7 +958,8 @@ static u32 tcp_llp_max_segment(struct sw_ddp_llp *llp)
 	if (sk)
 		mss = READ_ONCE(tcp_sk(sk)->mss_cache);
 	rcu_read_unlock();
-	return mpa_mulpdu(mss, ep->conn.tx_markers);	/* 0 without */
+	/* 0 once the socket is going: the stream is closing (llp.h) */
+	return mpa_mulpdu(mss, ep->conn.tx_markers);
 }
 
 static u32 tcp_llp_tx_room(struct sw_ddp_llp *llp)
