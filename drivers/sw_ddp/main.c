@@ -80,6 +80,7 @@ static void sw_ddp_dev_dealloc(struct ib_device *ibdev)
 
 	mutex_lock(&sw_ddp_devices_lock);
 	list_del_init(&sdev->list);
+	sdev->gone = true;
 	mutex_unlock(&sw_ddp_devices_lock);
 
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
@@ -166,13 +167,19 @@ static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
  * Make a registered device visible to the netdev notifier.  The notifier
  * cannot see a device before this, so catch a netdev that started going
  * away meanwhile: its reg_state changes before NETDEV_UNREGISTER is sent.
+ * A device already unregistered (rdma link del, rmmod siw) stays off the
+ * list.  The caller holds @netdev.
  */
-static int sw_ddp_dev_publish(struct sw_ddp_dev *sdev)
+static int sw_ddp_dev_publish(struct sw_ddp_dev *sdev,
+			      struct net_device *netdev)
 {
-	struct net_device *netdev = sdev->netdev;
 	int err = 0;
 
 	mutex_lock(&sw_ddp_devices_lock);
+	if (sdev->gone) {
+		mutex_unlock(&sw_ddp_devices_lock);
+		return -ENODEV;
+	}
 	if (sw_ddp_find_locked(netdev, sdev->llp))
 		err = -EEXIST;	/* lost a race with another link add */
 	else
@@ -230,19 +237,25 @@ VISIBLE_IF_KUNIT int sw_ddp_newlink(const char *name, struct net_device *netdev,
 	if (!sdev)
 		return -ENOMEM;
 
+	/*
+	 * Ours until we return: once registered, the device may be
+	 * unregistered and its driver part torn down (rdma link del,
+	 * rmmod siw, its netdev's removal) before this returns.
+	 */
+	get_device(&sdev->ibdev.dev);
 	err = ib_register_device(&sdev->ibdev, name, NULL);
 	if (err) {
 		ib_dealloc_device(&sdev->ibdev);
-		return err;
+		goto out;
 	}
 
-	err = sw_ddp_dev_publish(sdev);
-	if (err)
-		return err;
-
-	ibdev_info(&sdev->ibdev, "iWARP over %s on %s\n",
-		   sw_ddp_llp_names[llp], netdev->name);
-	return 0;
+	err = sw_ddp_dev_publish(sdev, netdev);
+	if (!err)
+		ibdev_info(&sdev->ibdev, "iWARP over %s on %s\n",
+			   sw_ddp_llp_names[llp], netdev->name);
+out:
+	put_device(&sdev->ibdev.dev);
+	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_newlink);
 

@@ -78,6 +78,7 @@ struct sw_ddp_dev {
 
 	/* On sw_ddp_devices, under sw_ddp_devices_lock (main.c). */
 	struct list_head list;
+	bool gone;			/* dealloc_driver has run */
 	struct work_struct unregister_work;
 };
 
