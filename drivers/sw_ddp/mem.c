@@ -797,9 +797,13 @@ static int sw_ddp_user_pin(struct sw_ddp_mr *mr, u64 start, u64 length,
 		return PTR_ERR(umem);
 	mr->user.umem = umem;
 
+	/*
+	 * Near max_mr_size (1 TiB) the list may want more than kvmalloc()
+	 * gives (INT_MAX): -ENOMEM then, without its warning.
+	 */
 	npages = ib_umem_num_pages(umem);
 	mr->user.pages = kvcalloc(npages, sizeof(*mr->user.pages),
-				  GFP_KERNEL);
+				  GFP_KERNEL | __GFP_NOWARN);
 	if (!mr->user.pages)
 		return -ENOMEM;
 
