@@ -1328,6 +1328,53 @@ static void sess_test_answer_unsent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->act[1].status);
 }
 
+/*
+ * SCTP refuses an Initiate outright, the association up: here a message
+ * over the association's fragment point with fragmentation turned off
+ * (-EMSGSIZE).  The connect fails at once with that error, not at its
+ * deadline, and the stream id, which no chunk of the peer's will free,
+ * is given back.
+ */
+static void sess_test_initiate_unsendable(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	u16 sid = raw_passive(test, SESS_TIMEOUT);
+	struct sctp_assoc_value seg = {};
+	struct sw_ddp_sctp_session *s;
+	struct socket *sock;
+	int one = 1, err;
+	char *pdata;
+
+	raw_ctrl(test, t->raw, sid, 0, SCTP_DDP_FUNC_ACCEPT, 0);
+	sess_wait(test, &t->act[0].conn_done);
+	KUNIT_ASSERT_EQ(test, 0, t->act[0].status);
+
+	/* the smallest fragment point SCTP takes is under 512 octets */
+	sock = t->conn[0]->assoc->sock;
+	KUNIT_ASSERT_EQ(test, 0,
+			sock->ops->setsockopt(sock, SOL_SCTP,
+					      SCTP_DISABLE_FRAGMENTS,
+					      KERNEL_SOCKPTR(&one),
+					      sizeof(one)));
+	for (seg.assoc_value = 400; seg.assoc_value < 512; seg.assoc_value++) {
+		err = sock->ops->setsockopt(sock, SOL_SCTP, SCTP_MAXSEG,
+					    KERNEL_SOCKPTR(&seg), sizeof(seg));
+		if (!err)
+			break;
+	}
+	KUNIT_ASSERT_EQ(test, 0, err);
+
+	pdata = kunit_kzalloc(test, SCTP_DDP_PDATA_MAX + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pdata);
+	memset(pdata, 'x', SCTP_DDP_PDATA_MAX);
+	sess_connect_to(test, 1, t->laddr.sin_port, pdata, 5 * SESS_WAIT);
+	sess_wait(test, &t->act[1].conn_done);
+	KUNIT_EXPECT_EQ(test, -EMSGSIZE, t->act[1].status);
+	s = t->conn[1];
+	KUNIT_EXPECT_TRUE_MSG(test, sess_sid_given_back(s, HZ),
+			      "stream id %u still in use", s->sid);
+}
+
 /* A poster's thread that sends segments until a send fails. */
 struct sess_poster {
 	struct sw_ddp_sctp_session *s;	/* counted, the thread's */
@@ -1509,6 +1556,7 @@ static struct kunit_case sctp_session_cases[] = {
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(sess_test_sid_free_busy),
 	KUNIT_CASE(sess_test_answer_unsent),
+	KUNIT_CASE(sess_test_initiate_unsendable),
 	KUNIT_CASE(sess_test_listener_interface),
 	KUNIT_CASE(sess_test_send_killable),
 	{}

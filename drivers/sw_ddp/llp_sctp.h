@@ -20,7 +20,7 @@ struct sk_buff;
 struct sctp_ddp_rx_limits {
 	u16 next_ssn;	/* lowest DDP-SSN not yet received */
 	u16 window;	/* DDP-SSNs accepted from next_ssn on, <= 32767 */
-	u32 max_seg;	/* largest DDP Segment advertised (§9) */
+	u32 max_seg;	/* largest DDP Segment taken (sctp.rst, §9) */
 };
 
 u32 sctp_ddp_max_seg(u32 path_limit);

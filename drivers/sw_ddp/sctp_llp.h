@@ -225,6 +225,7 @@ struct sw_ddp_sctp_session {
 	void *owner;			/* NULL: no more upcalls */
 	struct sw_ddp_sctp_listener *listener;	/* REQUESTED: counted */
 	unsigned long deadline;		/* INITIATED: answer by then */
+	int initiate_err;		/* our Initiate could not be sent */
 	unsigned long events;		/* SCTP_S_EV_*, atomic bitops */
 	bool answered;			/* active: Accept, Reject or Terminate */
 	bool peer_gone;			/* REQUESTED: it can no longer be taken */

@@ -150,6 +150,19 @@ static bool sess_ctrl_proven(struct sw_ddp_sctp_session *s)
 	return !s->ctrl_unproven;
 }
 
+/*
+ * SCTP refused our Initiate with the association still up (no memory,
+ * say): for the peer there is no session, so no chunk of its will free
+ * the stream id (as in sess_terminate()).  The connect fails on the
+ * association's next run, not at its deadline.
+ */
+static void sess_initiate_failed(struct sw_ddp_sctp_session *s, int err)
+{
+	s->rx_end = true;
+	s->initiate_err = err;
+	sctp_assoc_run_by(s->assoc, jiffies);
+}
+
 /* Send the queued control message if it may go and SCTP takes it. */
 static void sess_ctrl_flush(struct sw_ddp_sctp_session *s)
 {
@@ -194,6 +207,8 @@ static void sess_ctrl_flush(struct sw_ddp_sctp_session *s)
 	s->ctrl = 0;
 	if (err) {
 		s->tx_end = true;	/* the association's end follows */
+		if (func == SCTP_DDP_FUNC_INITIATE)
+			sess_initiate_failed(s, err);
 		return;
 	}
 	pr_debug("sw_ddp: SCTP stream %u: sent control %u, DDP-SSN %u\n",
@@ -907,7 +922,9 @@ void sctp_sess_run(struct sw_ddp_sctp_session *s)
 	if (test_and_clear_bit(SCTP_S_EV_CLOSE, &s->events))
 		sess_qp_close(s);
 	if (s->state == SW_DDP_SCTP_INITIATED) {
-		if (time_after_eq(jiffies, s->deadline))
+		if (s->initiate_err)
+			sess_abandon(s, s->initiate_err);
+		else if (time_after_eq(jiffies, s->deadline))
 			sess_abandon(s, -ETIMEDOUT);
 		else
 			sctp_assoc_run_by(s->assoc, s->deadline);
