@@ -387,6 +387,16 @@ static void sess_test_request_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, t->pas.nreq);
 }
 
+static u32 sess_pending(struct sw_ddp_sctp_listener *l)
+{
+	u32 n;
+
+	mutex_lock(&l->mutex);
+	n = l->pending;
+	mutex_unlock(&l->mutex);
+	return n;
+}
+
 /* Until the ULP decides, the active side may give up (Terminate). */
 static void sess_test_peer_gives_up(struct kunit *test)
 {
@@ -401,6 +411,7 @@ static void sess_test_peer_gives_up(struct kunit *test)
 	sess_drop(t->conn[0]);		/* a Terminate */
 	t->conn[0] = NULL;
 	msleep(300);
+	KUNIT_EXPECT_EQ(test, 0, sess_pending(t->listener));
 	sw_ddp_sctp_lock(s);
 	KUNIT_EXPECT_FALSE(test, sw_ddp_sctp_requested(s));
 	KUNIT_EXPECT_EQ(test, -ECONNRESET,
@@ -1375,6 +1386,36 @@ static void sess_test_initiate_unsendable(struct kunit *test)
 			      "stream id %u still in use", s->sid);
 }
 
+static void sess_answer_restore(void *unused)
+{
+	WRITE_ONCE(sw_ddp_sctp_answer_ms, SW_DDP_SCTP_ANSWER_MS);
+}
+
+/*
+ * The ULP never answers a request (iw_cm drops the event when the
+ * listener's cm_id is going, without a word to the driver): after the
+ * answer timeout the session ends with our Terminate, its listener slot
+ * and stream id go back, and a late answer finds it gone.
+ */
+static void sess_test_answer_timeout(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   sess_answer_restore,
+							   NULL));
+	WRITE_ONCE(sw_ddp_sctp_answer_ms, 300);
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	s = raw_request(test, 3);
+	KUNIT_EXPECT_EQ(test, 1, sess_pending(t->listener));
+	raw_expect(test, t->raw, 3, 0, SCTP_DDP_FUNC_TERMINATE);
+	KUNIT_EXPECT_TRUE(test, sess_sid_given_back(s, SESS_WAIT));
+	KUNIT_EXPECT_EQ(test, 0, sess_pending(t->listener));
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
+}
+
 /* A poster's thread that sends segments until a send fails. */
 struct sess_poster {
 	struct sw_ddp_sctp_session *s;	/* counted, the thread's */
@@ -1532,6 +1573,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_pending_limit),
 	KUNIT_CASE(sess_test_request_refused),
 	KUNIT_CASE(sess_test_peer_gives_up),
+	KUNIT_CASE(sess_test_answer_timeout),
 	KUNIT_CASE(sess_test_shared),
 	KUNIT_CASE_PARAM(sess_test_illegal, sess_bad_gen_params),
 	KUNIT_CASE(sess_test_segment_before_accept),

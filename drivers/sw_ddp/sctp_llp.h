@@ -36,6 +36,16 @@
  */
 #define SW_DDP_SCTP_TIMEOUT_MS	4000
 
+/*
+ * How long a requested session waits for its owner's answer before it
+ * ends with our Terminate: longer than any initiator waits for the
+ * answer (ours the timeout above), as over TCP (llp_tcp.h).
+ */
+#define SW_DDP_SCTP_ANSWER_MS	(4 * SW_DDP_SCTP_TIMEOUT_MS)
+#if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int sw_ddp_sctp_answer_ms;	/* SW_DDP_SCTP_ANSWER_MS */
+#endif
+
 enum {
 	/* §8: asked for in INIT, in and out alike */
 	SW_DDP_SCTP_STREAMS = 1024,
@@ -224,7 +234,7 @@ struct sw_ddp_sctp_session {
 	const struct sw_ddp_sctp_ops *ops;
 	void *owner;			/* NULL: no more upcalls */
 	struct sw_ddp_sctp_listener *listener;	/* REQUESTED: counted */
-	unsigned long deadline;		/* INITIATED: answer by then */
+	unsigned long deadline;		/* INITIATED, REQUESTED: answer by then */
 	int initiate_err;		/* our Initiate could not be sent */
 	unsigned long events;		/* SCTP_S_EV_*, atomic bitops */
 	bool answered;			/* active: Accept, Reject or Terminate */

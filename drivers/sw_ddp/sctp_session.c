@@ -22,6 +22,10 @@
 #include "qp.h"
 #include "sctp_llp.h"
 
+/* SW_DDP_SCTP_ANSWER_MS; KUnit waits less */
+VISIBLE_IF_KUNIT unsigned int sw_ddp_sctp_answer_ms = SW_DDP_SCTP_ANSWER_MS;
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_answer_ms);
+
 enum {
 	SCTP_S_EV_CLOSE,	/* llp->ops->close() */
 };
@@ -436,6 +440,7 @@ static void sess_save_pdata(struct sw_ddp_sctp_session *s, const u8 *pdata,
 static int sess_initiate_rx(struct sw_ddp_sctp_session *s, const u8 *pdata,
 			    u32 len)
 {
+	unsigned long answer = msecs_to_jiffies(READ_ONCE(sw_ddp_sctp_answer_ms));
 	struct sw_ddp_sctp_assoc *a = s->assoc;
 	struct sw_ddp_sctp_listener *l;
 	bool taken = false;
@@ -452,6 +457,8 @@ static int sess_initiate_rx(struct sw_ddp_sctp_session *s, const u8 *pdata,
 			if (taken) {
 				l->pending++;
 				s->listener = l;	/* our reference */
+				s->deadline = jiffies + answer;
+				sctp_assoc_run_by(a, s->deadline);
 			}
 		}
 		mutex_unlock(&l->mutex);
@@ -574,6 +581,7 @@ static int sess_ctrl_rx(struct sw_ddp_sctp_session *s,
 		s->rx_end = true;
 		s->tx_end = true;
 		s->peer_gone = true;
+		sess_unpend(s);		/* no Initiate waits any more (§6.4) */
 		return 0;
 	case SW_DDP_SCTP_RDMA:
 		if (func != SCTP_DDP_FUNC_TERMINATE)
@@ -916,6 +924,23 @@ static void sess_maybe_free(struct sw_ddp_sctp_session *s)
 	sw_ddp_sctp_put(s);	/* the stream id's */
 }
 
+/*
+ * Passive: the owner did not answer in time, and may never: iw_cm drops
+ * a request's event, without a word to us, when the listener's cm_id is
+ * going.  The session ends for the peer as if the owner had closed it
+ * (our Terminate), giving back its listener slot and, in turn, its stream
+ * id; a late answer finds it gone.  Only the session's memory waits for
+ * an owner that never comes, as a TCP endpoint's does (llp_tcp.c).
+ */
+static void sess_answer_timeout(struct sw_ddp_sctp_session *s)
+{
+	pr_debug("sw_ddp: SCTP stream %u: no answer from the ULP\n", s->sid);
+	sess_unpend(s);
+	s->state = SW_DDP_SCTP_CLOSED;
+	s->rx_end = true;
+	sess_terminate(s);
+}
+
 /* The association's work, for each session with a stream id. */
 void sctp_sess_run(struct sw_ddp_sctp_session *s)
 {
@@ -926,6 +951,11 @@ void sctp_sess_run(struct sw_ddp_sctp_session *s)
 			sess_abandon(s, s->initiate_err);
 		else if (time_after_eq(jiffies, s->deadline))
 			sess_abandon(s, -ETIMEDOUT);
+		else
+			sctp_assoc_run_by(s->assoc, s->deadline);
+	} else if (s->state == SW_DDP_SCTP_REQUESTED) {
+		if (time_after_eq(jiffies, s->deadline))
+			sess_answer_timeout(s);
 		else
 			sctp_assoc_run_by(s->assoc, s->deadline);
 	}
