@@ -53,6 +53,42 @@ static void stream_write(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], SP_BUF_LEN);
 }
 
+/*
+ * A chain refused at a later WR (here an opcode iWARP has not) posts
+ * those before it, and they go: nothing else would wake the engine.
+ */
+static void stream_write_before_bad_wr(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_sge sge = {
+		.addr = (uintptr_t)sf->buf[0],
+		.length = SP_BUF_LEN,
+		.lkey = sf->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 7, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = (uintptr_t)sf->buf[1],
+		.rkey = sf->pd->unsafe_global_rkey,
+	};
+	struct ib_send_wr bad_wr = { .wr_id = 8, .opcode = IB_WR_SEND_WITH_IMM };
+	const struct ib_send_wr *bad = NULL;
+	struct ib_wc wc;
+
+	qf_fill(sf->buf[0], SP_BUF_LEN, 5);
+	wr.wr.next = &bad_wr;
+	KUNIT_EXPECT_EQ(test, ib_post_send(sf->end[0].qp, &wr.wr, &bad),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&bad_wr);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[1], sf->buf[0], SP_BUF_LEN);
+}
+
 /* RFC 5040 §5.2 RDMA Read: the response lands in the requester's buffer */
 static void stream_read(struct kunit *test)
 {
@@ -1620,6 +1656,7 @@ static void stream_ird_free_at_last(struct kunit *test)
 
 static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_write),
+	KUNIT_CASE(stream_write_before_bad_wr),
 	KUNIT_CASE(stream_read),
 	KUNIT_CASE(stream_read_short_now),
 	KUNIT_CASE(stream_read_short_refused),

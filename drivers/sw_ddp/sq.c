@@ -558,6 +558,7 @@ static int sq_doorbell(struct sw_ddp_qp *qp)
 int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr)
 {
+	const struct ib_send_wr *first = wr;
 	struct sw_ddp_qp *qp = to_qp(ibqp);
 	bool notify = false;
 	unsigned long flags;
@@ -589,7 +590,8 @@ int sw_ddp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sw_ddp_cq_notify(qp_scq(qp));
 	if (err)
 		*bad_wr = wr;
-	else if (READ_ONCE(qp->state) == SW_DDP_QPS_RTS)
+	/* those before a refused WR are posted, and go (as siw's) */
+	if (wr != first && READ_ONCE(qp->state) == SW_DDP_QPS_RTS)
 		sw_ddp_qp_kick(qp);
 	return err;
 }
