@@ -12,6 +12,7 @@
 #include <linux/in6.h>
 #include <linux/kthread.h>
 #include <linux/net.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -1102,6 +1103,66 @@ static void cm_test_unanswered_request(struct kunit *test)
 	sw_ddp_tcp_unlock(t->pas.child);
 }
 
+/* Does the passive child's socket reach TCP state @state (polled)? */
+static bool cm_child_state(struct cm_test *t, int state)
+{
+	struct sw_ddp_tcp_ep *ep = t->pas.child;
+	unsigned long end = jiffies + CM_WAIT;
+	bool there;
+
+	do {
+		sw_ddp_tcp_lock(ep);
+		there = ep->sock && READ_ONCE(ep->sock->sk->sk_state) == state;
+		sw_ddp_tcp_unlock(ep);
+		if (!there)
+			msleep(20);
+	} while (!there && time_before(jiffies, end));
+	return there;
+}
+
+static bool cm_sigpipe_pending(void)
+{
+	return sigismember(&current->pending.signal, SIGPIPE) ||
+	       sigismember(&current->signal->shared_pending.signal, SIGPIPE);
+}
+
+/*
+ * The peer half-closes after its Request, then resets: TCP leaves EPIPE
+ * on the socket (a reset in CLOSE_WAIT).  The Reply of the owner's
+ * reject, sent from the rejecting process (rdma_reject() through
+ * rdma_ucm), fails with it, and that process gets no SIGPIPE.
+ */
+static void cm_test_reject_after_reset(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct mpa_rr_hdr h;
+	bool sigpipe;
+	int err;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	raw_connect(test);
+	cm_request_hdr(&h);
+	raw_send(test, &h, sizeof(h));
+	cm_wait(test, &t->pas.req_done);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.child);
+	KUNIT_ASSERT_EQ(test, 0, kernel_sock_shutdown(t->raw, SHUT_WR));
+	KUNIT_ASSERT_TRUE(test, cm_child_state(t, TCP_CLOSE_WAIT));
+	sock_no_linger(t->raw->sk);
+	sock_release(t->raw);
+	t->raw = NULL;
+	KUNIT_ASSERT_TRUE(test, cm_child_state(t, TCP_CLOSE));
+
+	allow_signal(SIGPIPE);
+	sw_ddp_tcp_lock(t->pas.child);
+	err = sw_ddp_tcp_reject(t->pas.child, NULL, 0);
+	sw_ddp_tcp_unlock(t->pas.child);
+	sigpipe = cm_sigpipe_pending();
+	flush_signals(current);
+	disallow_signal(SIGPIPE);
+	KUNIT_EXPECT_EQ(test, -EPIPE, err);
+	KUNIT_EXPECT_FALSE(test, sigpipe);
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(cm_sock_release_action, sock_release,
 			    struct socket *);
 
@@ -1396,6 +1457,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_short_v2),
 	KUNIT_CASE(cm_test_silent_initiator),
 	KUNIT_CASE(cm_test_unanswered_request),
+	KUNIT_CASE(cm_test_reject_after_reset),
 	KUNIT_CASE(cm_test_backlog),
 	KUNIT_CASE(cm_test_listener_gone),
 	KUNIT_CASE(cm_test_request_refused),

@@ -308,10 +308,16 @@ err_sock:
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_tcp_listen);
 
+/*
+ * A Reply may go from the owner's call, in the process of whoever
+ * answers (rdma_reject() through rdma_ucm): a socket the peer reset
+ * after its FIN fails with -EPIPE, and that process is not to be sent
+ * SIGPIPE for it.
+ */
 static int tcp_send_frame(struct sw_ddp_tcp_ep *ep, const u8 *buf, u16 len)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	int sent;
 
 	/* A fresh connection's send buffer always takes <= 532 octets. */
@@ -455,6 +461,31 @@ err_ep:
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_tcp_connect);
 
 /* Leave the listener's list; the child's reference on it goes too. */
+/* Under l->mutex: @ep off its listener's list; was it on it? */
+static bool tcp_ep_unlist_child(struct sw_ddp_tcp_ep *ep,
+				struct sw_ddp_tcp_ep *l)
+{
+	bool linked = !list_empty(&ep->child);
+
+	list_del_init(&ep->child);
+	/* a full listener takes the next one from TCP's accept queue */
+	if (linked && l->nchildren-- == l->max_children &&
+	    l->state == SW_DDP_TCP_LISTEN)
+		tcp_ep_kick(l, 0);
+	return linked;
+}
+
+/* After tcp_ep_unlist_child(), its lock dropped: what the link held. */
+static void tcp_ep_drop_listener(struct sw_ddp_tcp_ep *ep, bool linked)
+{
+	struct sw_ddp_tcp_ep *l = ep->listener;
+
+	ep->listener = NULL;
+	if (linked)
+		sw_ddp_tcp_put(ep);	/* the list's */
+	sw_ddp_tcp_put(l);
+}
+
 static void tcp_ep_unlink_child(struct sw_ddp_tcp_ep *ep)
 {
 	struct sw_ddp_tcp_ep *l = ep->listener;
@@ -463,17 +494,9 @@ static void tcp_ep_unlink_child(struct sw_ddp_tcp_ep *ep)
 	if (!l)
 		return;
 	mutex_lock_nested(&l->mutex, SINGLE_DEPTH_NESTING);
-	linked = !list_empty(&ep->child);
-	list_del_init(&ep->child);
-	/* a full listener takes the next one from TCP's accept queue */
-	if (linked && l->nchildren-- == l->max_children &&
-	    l->state == SW_DDP_TCP_LISTEN)
-		tcp_ep_kick(l, 0);
+	linked = tcp_ep_unlist_child(ep, l);
 	mutex_unlock(&l->mutex);
-	ep->listener = NULL;
-	if (linked)
-		sw_ddp_tcp_put(ep);	/* the list's */
-	sw_ddp_tcp_put(l);
+	tcp_ep_drop_listener(ep, linked);
 }
 
 /* Under ep->mutex: the end of the endpoint as far as TCP goes. */
@@ -600,12 +623,18 @@ static void tcp_ep_got_request(struct sw_ddp_tcp_ep *ep)
 		ep->state = SW_DDP_TCP_GOT_REQ;
 		ep->deadline = jiffies + SW_DDP_TCP_ANSWER_TIMEOUTS * ep->timeout;
 		err = l->ops->request(l, ep);
+		/*
+		 * The owner has it now: off the list in the same hold, or
+		 * the listener's close would reset it as one no owner saw.
+		 */
+		if (!err)
+			tcp_ep_unlist_child(ep, l);
 	}
 	mutex_unlock(&l->mutex);
 	if (err)
 		tcp_ep_shut(ep, true);
 	else
-		tcp_ep_unlink_child(ep);
+		tcp_ep_drop_listener(ep, linked);
 }
 
 static void tcp_ep_await_req(struct sw_ddp_tcp_ep *ep)
