@@ -16,6 +16,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/module.h>
+#include <linux/rtnetlink.h>
 #include <kunit/visibility.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_netlink.h>
@@ -73,19 +74,25 @@ static void sw_ddp_unregister_async(struct sw_ddp_dev *sdev)
 		put_device(&sdev->ibdev.dev);
 }
 
-/* ops.dealloc_driver: the last word on a device, after ib_core is done. */
+/*
+ * ops.dealloc_driver: the last word on a device, after ib_core is done.
+ * It leaves the list last: module exit unregisters what it finds there,
+ * and so waits for an unregistration under way elsewhere (rdma link del,
+ * rmmod siw) to return from here before the module goes.  A netdev event
+ * meanwhile finds a device ib_core no longer dispatches to.
+ */
 static void sw_ddp_dev_dealloc(struct ib_device *ibdev)
 {
 	struct sw_ddp_dev *sdev = to_sdev(ibdev);
+
+	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+	sw_ddp_mem_fini(sdev);
+	sw_ddp_queues_fini(sdev);
 
 	mutex_lock(&sw_ddp_devices_lock);
 	list_del_init(&sdev->list);
 	sdev->gone = true;
 	mutex_unlock(&sw_ddp_devices_lock);
-
-	netdev_put(sdev->netdev, &sdev->netdev_tracker);
-	sw_ddp_mem_fini(sdev);
-	sw_ddp_queues_fini(sdev);
 }
 
 static const struct ib_device_ops sw_ddp_lifetime_ops = {
@@ -164,30 +171,68 @@ static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
 }
 
 /*
+ * Only to a registered device: ib_core queues work on the device for
+ * some events, and one being unregistered has flushed that work already.
+ */
+static void sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &sdev->ibdev,
+		.element.port_num = SW_DDP_PORT,
+		.event = type,
+	};
+
+	if (!ib_device_try_get(&sdev->ibdev))
+		return;
+	ib_dispatch_event(&event);
+	ib_device_put(&sdev->ibdev);
+}
+
+static void sw_ddp_link_changed(struct sw_ddp_dev *sdev)
+{
+	enum ib_port_state state = sw_ddp_port_is_up(sdev->netdev) ?
+				   IB_PORT_ACTIVE : IB_PORT_DOWN;
+
+	if (state == sdev->port_state)
+		return;
+	sdev->port_state = state;
+	sw_ddp_port_event(sdev, state == IB_PORT_ACTIVE ?
+				IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+}
+
+/*
  * Make a registered device visible to the netdev notifier.  The notifier
- * cannot see a device before this, so catch a netdev that started going
- * away meanwhile: its reg_state changes before NETDEV_UNREGISTER is sent.
- * A device already unregistered (rdma link del, rmmod siw) stays off the
+ * cannot see a device before this, so under RTNL, where no netdev event
+ * runs, catch what happened since newlink looked: a netdev going away
+ * (its reg_state changes before NETDEV_UNREGISTER is sent), one moved to
+ * another namespace (@net is where it was), a link gone up or down.  A
+ * device already unregistered (rdma link del, rmmod siw) stays off the
  * list.  The caller holds @netdev.
  */
 static int sw_ddp_dev_publish(struct sw_ddp_dev *sdev,
-			      struct net_device *netdev)
+			      struct net_device *netdev, struct net *net)
 {
 	int err = 0;
 
+	rtnl_lock();
 	mutex_lock(&sw_ddp_devices_lock);
 	if (sdev->gone) {
 		mutex_unlock(&sw_ddp_devices_lock);
+		rtnl_unlock();
 		return -ENODEV;
 	}
 	if (sw_ddp_find_locked(netdev, sdev->llp))
 		err = -EEXIST;	/* lost a race with another link add */
+	else if (netdev->reg_state != NETREG_REGISTERED ||
+		 !net_eq(dev_net(netdev), net))
+		err = -ENODEV;
 	else
 		list_add_tail(&sdev->list, &sw_ddp_devices);
 	mutex_unlock(&sw_ddp_devices_lock);
+	if (!err)
+		sw_ddp_link_changed(sdev);
+	rtnl_unlock();
 
-	if (!err && READ_ONCE(netdev->reg_state) != NETREG_REGISTERED)
-		err = -ENODEV;
 	if (err)
 		ib_unregister_device(&sdev->ibdev);
 	return err;
@@ -226,6 +271,7 @@ static int sw_ddp_check_new(const char *name, struct net_device *netdev,
 VISIBLE_IF_KUNIT int sw_ddp_newlink(const char *name, struct net_device *netdev,
 				    enum sw_ddp_llp_type llp)
 {
+	struct net *net = dev_net(netdev);
 	struct sw_ddp_dev *sdev;
 	int err;
 
@@ -249,7 +295,7 @@ VISIBLE_IF_KUNIT int sw_ddp_newlink(const char *name, struct net_device *netdev,
 		goto out;
 	}
 
-	err = sw_ddp_dev_publish(sdev, netdev);
+	err = sw_ddp_dev_publish(sdev, netdev, net);
 	if (!err)
 		ibdev_info(&sdev->ibdev, "iWARP over %s on %s\n",
 			   sw_ddp_llp_names[llp], netdev->name);
@@ -278,36 +324,6 @@ static struct rdma_link_ops sw_ddp_sctp_link_ops = {
 	.type = "sw_ddp_sctp",
 	.newlink = sw_ddp_newlink_sctp,
 };
-
-/*
- * Only to a registered device: ib_core queues work on the device for
- * some events, and one being unregistered has flushed that work already.
- */
-static void sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
-{
-	struct ib_event event = {
-		.device = &sdev->ibdev,
-		.element.port_num = SW_DDP_PORT,
-		.event = type,
-	};
-
-	if (!ib_device_try_get(&sdev->ibdev))
-		return;
-	ib_dispatch_event(&event);
-	ib_device_put(&sdev->ibdev);
-}
-
-static void sw_ddp_link_changed(struct sw_ddp_dev *sdev)
-{
-	enum ib_port_state state = sw_ddp_port_is_up(sdev->netdev) ?
-				   IB_PORT_ACTIVE : IB_PORT_DOWN;
-
-	if (state == sdev->port_state)
-		return;
-	sdev->port_state = state;
-	sw_ddp_port_event(sdev, state == IB_PORT_ACTIVE ?
-				IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
-}
 
 static void sw_ddp_netdev_changed(struct sw_ddp_dev *sdev, unsigned long event)
 {
