@@ -208,12 +208,19 @@ static int assoc_sk_space(struct wait_queue_entry *wq, unsigned int mode,
 	return 0;
 }
 
+/*
+ * Once its callbacks are in, the socket may run the association's work
+ * on another CPU, and a peer's ABORT may have it release the socket at
+ * once: all that release undoes is in place before.
+ */
 static void assoc_attach_sock(struct sw_ddp_sctp_assoc *a, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
 	kref_get(&a->ref);
 	a->sock = sock;
+	init_waitqueue_func_entry(&a->space, assoc_sk_space);
+	add_wait_queue(sk_sleep(sk), &a->space);
 	write_lock_bh(&sk->sk_callback_lock);
 	a->saved_data_ready = sk->sk_data_ready;
 	a->saved_state_change = sk->sk_state_change;
@@ -221,8 +228,6 @@ static void assoc_attach_sock(struct sw_ddp_sctp_assoc *a, struct socket *sock)
 	sk->sk_data_ready = assoc_sk_data_ready;
 	sk->sk_state_change = assoc_sk_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
-	init_waitqueue_func_entry(&a->space, assoc_sk_space);
-	add_wait_queue(sk_sleep(sk), &a->space);
 	/*
 	 * Walks of sctp_all (a closing listener's kick, module exit) run the
 	 * association's work: only now that it has a socket to read.
@@ -805,9 +810,14 @@ static void assoc_idle_check(struct sw_ddp_sctp_assoc *a)
 		a->idle_set = false;
 		return;
 	}
+	/*
+	 * Not while it is being set up: a passive one has no session yet,
+	 * and the first session of an active one joins after the work may
+	 * have run (assoc_get_active()).  Setup ends by its deadline.
+	 */
+	if (a->state == SW_DDP_SCTP_A_SETUP)
+		return;
 	if (!a->active) {
-		if (a->state == SW_DDP_SCTP_A_SETUP)
-			return;
 		if (!a->idle_set) {
 			a->idle_set = true;
 			a->idle_end = jiffies +
@@ -1169,7 +1179,8 @@ static void listener_accept_one(struct sw_ddp_sctp_listener *l,
 	}
 	/*
 	 * Not locked: nobody sees @a before its socket callbacks do, nor
-	 * (sctp_all) before it has its socket.
+	 * (sctp_all) before it has its socket; what they start may run at
+	 * once (assoc_attach_sock()).
 	 */
 	a->deadline = jiffies + msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
 	a->ifindex = l->ifindex;

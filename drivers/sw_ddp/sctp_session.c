@@ -1033,6 +1033,11 @@ int sw_ddp_sctp_accept(struct sw_ddp_sctp_session *s, void *owner,
 	s->owner = owner;
 	s->state = SW_DDP_SCTP_RDMA;
 	sess_ctrl_flush(s);
+	/*
+	 * An Accept that found no room waits for the work (ctrl_waiting):
+	 * room freed before that mark was set would wake nothing.
+	 */
+	sctp_assoc_kick(s->assoc);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_accept);
