@@ -460,7 +460,6 @@ err_ep:
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_tcp_connect);
 
-/* Leave the listener's list; the child's reference on it goes too. */
 /* Under l->mutex: @ep off its listener's list; was it on it? */
 static bool tcp_ep_unlist_child(struct sw_ddp_tcp_ep *ep,
 				struct sw_ddp_tcp_ep *l)
@@ -486,6 +485,7 @@ static void tcp_ep_drop_listener(struct sw_ddp_tcp_ep *ep, bool linked)
 	sw_ddp_tcp_put(l);
 }
 
+/* Leave the listener's list; the child's reference on it goes too. */
 static void tcp_ep_unlink_child(struct sw_ddp_tcp_ep *ep)
 {
 	struct sw_ddp_tcp_ep *l = ep->listener;

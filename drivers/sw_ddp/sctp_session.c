@@ -286,6 +286,18 @@ static void sess_abandon(struct sw_ddp_sctp_session *s, int status)
 }
 
 /*
+ * Passive, not answered by the owner: a Terminate, not the ULP's Reject
+ * (§6.3); its listener slot goes back, and its stream id once that is out.
+ */
+static void sess_requested_close(struct sw_ddp_sctp_session *s)
+{
+	sess_unpend(s);
+	s->state = SW_DDP_SCTP_CLOSED;
+	s->rx_end = true;
+	sess_terminate(s);
+}
+
+/*
  * An accepted session is closed on our side.  Its segments are dropped
  * from now on (sess_early(), sess_seg_rx()), so those held for their
  * turn go at once; their DDP-SSNs stay seen, for the sequence still
@@ -935,10 +947,7 @@ static void sess_maybe_free(struct sw_ddp_sctp_session *s)
 static void sess_answer_timeout(struct sw_ddp_sctp_session *s)
 {
 	pr_debug("sw_ddp: SCTP stream %u: no answer from the ULP\n", s->sid);
-	sess_unpend(s);
-	s->state = SW_DDP_SCTP_CLOSED;
-	s->rx_end = true;
-	sess_terminate(s);
+	sess_requested_close(s);
 }
 
 /* The association's work, for each session with a stream id. */
@@ -1100,10 +1109,7 @@ void sw_ddp_sctp_close(struct sw_ddp_sctp_session *s)
 		sess_abandon(s, 0);
 		break;
 	case SW_DDP_SCTP_REQUESTED:
-		sess_unpend(s);
-		s->state = SW_DDP_SCTP_CLOSED;
-		s->rx_end = true;
-		sess_terminate(s);
+		sess_requested_close(s);
 		break;
 	case SW_DDP_SCTP_RDMA:
 		s->fail_pending = false;
