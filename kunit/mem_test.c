@@ -742,7 +742,10 @@ static void fr_reregister_new_key(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, b + PAGE_SIZE - 64, src, 256);
 }
 
-/* 19: registering again without a new map reuses the last page list */
+/*
+ * 19: registering again without a new map reuses the last page list, but
+ * not after a map that failed
+ */
 static void fr_reregister_without_map(struct kunit *test)
 {
 	struct mem_test *ctx = test->priv;
@@ -751,6 +754,9 @@ static void fr_reregister_without_map(struct kunit *test)
 	u8 *src = pattern(test, 300, 6);
 	u64 to = fast_reg(test, ctx->pd, mr, buf, 200, PAGE_SIZE, 1,
 			  ALL_RIGHTS);
+	struct scatterlist *sg;
+	u32 stag;
+	int n;
 
 	KUNIT_ASSERT_EQ(test, sw_ddp_mem_invalidate(ctx->sdev, ctx->pd,
 						    mr->rkey), 0);
@@ -758,6 +764,18 @@ static void fr_reregister_without_map(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, place(test, mr->rkey, ctx->pd,
 				    to + PAGE_SIZE - 300, src, 300), 0);
 	KUNIT_EXPECT_MEMEQ(test, buf + 200 + PAGE_SIZE - 300, src, 300);
+
+	/* Not after a map that failed: those pages may be gone. */
+	KUNIT_ASSERT_EQ(test, sw_ddp_mem_invalidate(ctx->sdev, ctx->pd,
+						    mr->rkey), 0);
+	stag = mr->rkey;
+	sg = sgl_of(test, buf, 0, 64, &n);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, sg, n, NULL, SZ_2K), -EINVAL);
+	KUNIT_EXPECT_EQ(test, post_reg(ctx->pd, mr, 3, ALL_RIGHTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, check(test, stag, ctx->pd, 0, to, 1),
+			SW_DDP_MEM_INVALID_STAG);
+	/* A map that succeeds again is registered. */
+	fast_reg(test, ctx->pd, mr, buf, 0, 64, 4, ALL_RIGHTS);
 }
 
 /* 20: IB_WR_REG_MR refused */

@@ -376,7 +376,7 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_mem_remote_invalidate);
  * two lists: map_mr_sg writes the staged one, which no access section
  * reads, so a ULP may map the next registration while the current one is
  * still valid; registration swaps them.  Registering again without a new
- * map reuses the active list.
+ * map reuses the active list, unless a map was tried since and failed.
  */
 static int sw_ddp_fr_apply_locked(struct sw_ddp_mr *mr,
 				  const struct ib_reg_wr *wr)
@@ -391,6 +391,12 @@ static int sw_ddp_fr_apply_locked(struct sw_ddp_mr *mr,
 	if (mr->state != SW_DDP_MR_INVALID)
 		return mr->state == SW_DDP_MR_VALID ? -EBUSY : -EINVAL;
 
+	/*
+	 * After a failed map the ULP has no page list it asked for: the
+	 * active one may hold pages it has since unmapped.
+	 */
+	if (mr->fr.staged->failed)
+		return -EINVAL;
 	pl = mr->fr.staged->fresh ? mr->fr.staged : mr->fr.active;
 	if (!pl->npages)
 		return -EINVAL;
@@ -1011,21 +1017,24 @@ int sw_ddp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int nents,
 		     unsigned int *sg_offset)
 {
 	struct sw_ddp_mr *mr = to_sw_ddp_mr(ibmr);
-	struct sw_ddp_fr_pages *pl = mr->fr.staged;
+	struct sw_ddp_fr_pages *pl;
 	int n;
 
 	if (mr->kind != SW_DDP_MR_FAST_REG)
 		return -EINVAL;
+	pl = mr->fr.staged;
+	pl->fresh = false;
+	pl->failed = true;	/* until this map succeeds */
 	if (!is_power_of_2(ibmr->page_size) || ibmr->page_size < SZ_4K)
 		return -EINVAL;
 
-	pl->fresh = false;
 	pl->npages = 0;
 	pl->page_shift = ilog2(ibmr->page_size);
 	n = ib_sg_to_pages(ibmr, sg, nents, sg_offset, sw_ddp_fr_set_page);
 	if (n > 0) {
 		pl->first_off = ibmr->iova & (ibmr->page_size - 1);
 		pl->fresh = true;
+		pl->failed = false;
 	}
 	return n;
 }

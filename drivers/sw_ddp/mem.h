@@ -108,6 +108,7 @@ struct sw_ddp_fr_pages {
 	u32 page_shift;
 	u64 first_off;
 	bool fresh;		/* mapped since the last IB_WR_REG_MR */
+	bool failed;		/* the last map_mr_sg() into it failed */
 	u64 addr[];
 };
 
