@@ -720,6 +720,38 @@ static void stream_send_empty_tail_past_end(struct kunit *test)
 }
 
 /*
+ * A Send's segments come up in order (RFC 5041 §5.4), so one that does
+ * not begin where the last ended skipped octets that will never come: an
+ * invalid MO (§7.2: 0x2/0x04), and the receive is not completed as if the
+ * octets left out were the message's.
+ */
+static void stream_send_gap(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ddp_untagged_hdr h;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	qf_fill(sf->buf[0], 64, 5);
+	rdmap_untagged_init(&h, RDMAP_OP_SEND, false, 0, 1, 0);
+	inject(&sf->end[0], &h, sizeof(h), sf->buf[0], 16);
+	rdmap_untagged_init(&h, RDMAP_OP_SEND, true, 0, 1, 32);
+	inject(&sf->end[0], &h, sizeof(h), sf->buf[0] + 32, 32);
+	expect_recv_failed(test, sf, DDP_ERR_UT_INVALID_MO, IB_WC_LOC_LEN_ERR);
+}
+
+/* Nor may a Send's first segment begin past MO 0, empty or not. */
+static void stream_send_late_start(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ddp_untagged_hdr h;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	rdmap_untagged_init(&h, RDMAP_OP_SEND, true, 0, 1, 64);
+	inject(&sf->end[0], &h, sizeof(h), sf->buf[0], 0);
+	expect_recv_failed(test, sf, DDP_ERR_UT_INVALID_MO, IB_WC_LOC_LEN_ERR);
+}
+
+/*
  * A Send longer than the receive it lands in (RFC 5041 §7.2: 0x2/0x05):
  * the receive completes with IB_WC_LOC_LEN_ERR, as siw's does, not as
  * flushed, so the consumer can tell its buffer was too short.
@@ -1666,6 +1698,8 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_send_zero),
 	KUNIT_CASE(stream_send_empty_tail),
 	KUNIT_CASE(stream_send_empty_tail_past_end),
+	KUNIT_CASE(stream_send_gap),
+	KUNIT_CASE(stream_send_late_start),
 	KUNIT_CASE(stream_send_too_long),
 	KUNIT_CASE(stream_rqe_malformed),
 	KUNIT_CASE(stream_sqe_malformed),

@@ -154,6 +154,15 @@ static struct sw_ddp_term_err ddp_rx_untagged_begin(struct sw_ddp_stream *s)
 	err = ddp_rx_queue_view(s, &v);
 	if (sw_ddp_term_err_ok(err))
 		err = ddp_validate_untagged((void *)seg->hdr, seg_len, &v);
+	/*
+	 * RFC 5041 §5.4: a message is Delivered once all of it is placed,
+	 * its length where its last segment ends.  Both LLPs hand up a
+	 * message's segments in order, so each begins where the one before
+	 * it ended: octets skipped would never come.
+	 */
+	if (sw_ddp_term_err_ok(err) && seg->qn == RDMAP_QN_SEND &&
+	    seg->mo != s->send.len)
+		err = DDP_ERR_UT_INVALID_MO;
 	/* A message too long for its receive completes it so, as siw's. */
 	if (seg->qn == RDMAP_QN_SEND && s->send.active &&
 	    (sw_ddp_term_err_eq(err, DDP_ERR_UT_TOO_LONG) ||
@@ -354,7 +363,7 @@ static struct sw_ddp_term_err ddp_rx_end_seg(struct sw_ddp_stream *s)
 		err = RDMAP_ERR_OP_UNSPECIFIED;
 		break;
 	default:
-		s->send.len = max(s->send.len, seg->mo + seg->len);
+		s->send.len += seg->len;
 		if (seg->last)
 			err = rdmap_rx_send_done(s);
 		break;
