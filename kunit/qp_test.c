@@ -508,23 +508,48 @@ static void drain_qp_completes(struct kunit *test)
 	ib_free_cq(cq);
 }
 
-/* Outstanding WQEs flush on destroy; the CQEs then name no QP. */
-static void destroy_flushes_outstanding(struct kunit *test)
+/*
+ * Destroying a QP cleans its CQs of it: of the CQEs its outstanding WQEs
+ * flush to, and of those not polled yet.  The other QPs' stay, in order.
+ */
+static void destroy_cleans_cqs(struct kunit *test)
 {
 	struct ib_cq *cq = qf_cq(test, 8);
 	struct ib_qp *qp = qf_qp(test, cq, 4, 4);
-	struct ib_wc wc[4];
+	struct ib_qp *other = qf_qp(test, cq, 4, 4);
+	struct ib_wc wc[8];
+	int i;
 
-	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 1), 0);
-	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 2, IB_WR_SEND, 0), 0);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(other, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(other, 1), 0);
+	KUNIT_ASSERT_EQ(test, qf_modify_state(qp, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 2), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(other, 3), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 4), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(other, 5), 0);
 	qf_destroy_qp(test, qp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx_sdev(test)->num_qp), 1);
 
-	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 4), 2);
-	expect_wc(test, &wc[0], 2, IB_WC_SEND, IB_WC_WR_FLUSH_ERR);
-	expect_wc(test, &wc[1], 1, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
-	KUNIT_EXPECT_NULL(test, wc[0].qp);
-	KUNIT_EXPECT_NULL(test, wc[1].qp);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fx_sdev(test)->num_qp), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 8), 3);
+	expect_wc(test, &wc[0], 1, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[1], 3, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+	expect_wc(test, &wc[2], 5, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, other);
+	KUNIT_EXPECT_PTR_EQ(test, wc[2].qp, other);
+
+	/* The slots it held are free: the CQ takes all it can hold again. */
+	KUNIT_ASSERT_EQ(test, cq->cqe, 8);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, qf_post_recv(other, 10 + i), 0);
+	KUNIT_ASSERT_EQ(test, qf_poll(cq, wc, 8), 8);
+	expect_wc(test, &wc[7], 17, IB_WC_RECV, IB_WC_WR_FLUSH_ERR);
+
+	/* Outstanding WQEs flush on destroy, and go with the QP. */
+	qp = qf_qp(test, cq, 4, 4);
+	KUNIT_ASSERT_EQ(test, qf_post_recv(qp, 20), 0);
+	KUNIT_ASSERT_EQ(test, qf_post_send(qp, 21, IB_WR_SEND, 0), 0);
+	qf_destroy_qp(test, qp);
+	KUNIT_EXPECT_EQ(test, qf_poll(cq, wc, 8), 0);
 }
 
 /* The iw_cm's view: QPN lookup and references. */
@@ -1171,7 +1196,7 @@ static struct kunit_case qp_test_cases[] = {
 	KUNIT_CASE(post_refuses_bad_reg),
 	KUNIT_CASE(post_refuses_when_full),
 	KUNIT_CASE(drain_qp_completes),
-	KUNIT_CASE(destroy_flushes_outstanding),
+	KUNIT_CASE(destroy_cleans_cqs),
 	KUNIT_CASE(iw_lookup_and_refs),
 	KUNIT_CASE(sq_completes_in_order),
 	KUNIT_CASE(sq_flush_taken_first),

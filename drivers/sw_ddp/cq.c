@@ -222,24 +222,34 @@ int sw_ddp_cq_post(struct sw_ddp_cq *cq, const struct sw_ddp_wc *wc)
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_cq_post);
 
 /*
- * A kernel QP is going away: its CQEs still in @cq no longer name it, so
- * that ib_poll_cq() never returns a stale wc->qp.
+ * A kernel QP is going away: its CQEs still in @cq go with it, as a
+ * hardware RNIC cleans its CQs of a destroyed QP.  A ULP that destroys a
+ * QP it did not drain frees what their wr_id (or wr_cqe) points at once
+ * ib_destroy_qp() returns, and reads wc->qp: no ib_poll_cq() may return
+ * one.  The other QPs' CQEs close up, in their order.
  */
 void sw_ddp_cq_forget_qp(struct sw_ddp_cq *cq, struct ib_qp *qp)
 {
 	unsigned long flags;
-	u32 idx;
+	u32 idx, keep;
 
 	if (cq->user)
 		return;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	keep = cq->get;
 	for (idx = cq->get; idx != cq->put; idx++) {
 		struct siw_cqe *cqe = cq_slot(cq, idx);
 
 		if (cqe->base_qp == qp)
-			cqe->base_qp = NULL;
+			continue;
+		if (keep != idx)
+			*cq_slot(cq, keep) = *cqe;
+		keep++;
 	}
+	for (idx = keep; idx != cq->put; idx++)
+		WRITE_ONCE(cq_slot(cq, idx)->flags, 0);
+	cq->put = keep;
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
