@@ -1512,6 +1512,57 @@ static void sess_test_send_killable(struct kunit *test)
 	put_task_struct(task);
 }
 
+/*
+ * §9: a segment built to the limit of when its message began still goes
+ * after the path has shrunk (here by SCTP_MAXSEG, as a smaller path MTU
+ * would): SCTP fragments it and the peer gets it whole, where -EMSGSIZE
+ * would end a stream that TCP would have carried.
+ */
+static void sess_test_path_shrinks(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	const u8 hdr[DDP_UNTAGGED_HDR_LEN] = { 0x41, 0x02 };
+	struct sctp_assoc_value seg = { .assoc_value = 1000 };
+	const u32 len = PAGE_SIZE, whole = 2 + sizeof(hdr) + len;
+	struct sw_ddp_sctp_session *s;
+	struct socket *sock;
+	struct bio_vec bv;
+	u32 ppid = 0;
+	u16 sid = 0;
+	u8 *buf, *got;
+
+	buf = kunit_kmalloc(test, len, GFP_KERNEL);
+	got = kunit_kzalloc(test, 2 * len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	memset(buf, 0x5a, len);
+
+	s = raw_establish(test);
+	sw_ddp_sctp_lock(s);
+	KUNIT_ASSERT_EQ(test, 0, s->llp.ops->start(&s->llp, &sess_hold_rx,
+						   NULL, 1));
+	sw_ddp_sctp_unlock(s);
+	KUNIT_ASSERT_GT(test, s->llp.ops->max_segment(&s->llp),
+			(u32)sizeof(hdr) + len);
+	sock = s->assoc->sock;
+	KUNIT_ASSERT_EQ(test, 0,
+			sock->ops->setsockopt(sock, SOL_SCTP, SCTP_MAXSEG,
+					      KERNEL_SOCKPTR(&seg),
+					      sizeof(seg)));
+
+	bvec_set_virt(&bv, buf, len);
+	KUNIT_EXPECT_EQ(test, 0, s->llp.ops->send_segment(&s->llp, hdr,
+							  sizeof(hdr), &bv, 1,
+							  len, 0));
+	KUNIT_ASSERT_EQ(test, (int)whole,
+			sctp_raw_recv(t->raw, &sid, &ppid, got, 2 * len, 0));
+	KUNIT_EXPECT_EQ(test, (u32)SCTP_DDP_PPID_SEGMENT, ppid);
+	KUNIT_EXPECT_EQ(test, 3, sid);
+	KUNIT_EXPECT_MEMEQ(test, "\0\1", got, 2);	/* after the Accept's 0 */
+	KUNIT_EXPECT_MEMEQ(test, hdr, got + 2, sizeof(hdr));
+	KUNIT_EXPECT_MEMEQ(test, buf, got + 2 + sizeof(hdr), len);
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(listen_close_action, sw_ddp_sctp_listen_close,
 			    struct sw_ddp_sctp_listener *);
 
@@ -1601,6 +1652,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_initiate_unsendable),
 	KUNIT_CASE(sess_test_listener_interface),
 	KUNIT_CASE(sess_test_send_killable),
+	KUNIT_CASE(sess_test_path_shrinks),
 	{}
 };
 

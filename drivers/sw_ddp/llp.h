@@ -48,7 +48,8 @@ struct sw_ddp_llp_ops {
 	 * Largest DDP segment, header included, the LLP carries whole: the
 	 * MULPDU for MPA (RFC 5044 §6.1), the maximum DDP segment size for
 	 * SCTP (RFC 5043 §9).  May change with the path MTU; DDP reads it
-	 * before building each segment.  0 once the stream is closing, as
+	 * once per message, and a segment built to an older, larger value is
+	 * still carried, if not whole.  0 once the stream is closing, as
 	 * -ESHUTDOWN from send_segment() says.
 	 */
 	u32 (*max_segment)(struct sw_ddp_llp *llp);

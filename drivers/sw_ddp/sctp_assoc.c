@@ -269,9 +269,15 @@ static int sctp_setopt(struct socket *sock, int opt, const void *val,
 /*
  * The options every DDP association has: the DDP Adaptation Layer
  * Indication in INIT and INIT-ACK (§5.1, §11.1), equal stream counts
- * (§8), no SCTP fragmentation (§9), no Nagle delay for untagged segments
- * (§11.2), and the stream, PPID and flags of each received message.
- * Accepted sockets inherit them from the listener.
+ * (§8), no Nagle delay for untagged segments (§11.2), and the stream,
+ * PPID and flags of each received message.  Accepted sockets inherit
+ * them from the listener.
+ *
+ * SCTP fragmentation stays allowed.  Segments are sized to one DATA
+ * chunk (§9), so it splits only what the path no longer carries whole:
+ * a segment built before the path MTU shrank, or one of the 516 octets
+ * §9 requires on a path too small for it.  The alternative, failing the
+ * send with -EMSGSIZE, would end a stream that TCP would have carried.
  */
 static int sctp_sock_setup(struct socket *sock)
 {
@@ -298,8 +304,6 @@ static int sctp_sock_setup(struct socket *sock)
 		err = sctp_setopt(sock, SCTP_EVENTS, &events, sizeof(events));
 	if (!err)
 		err = sctp_setopt(sock, SCTP_INITMSG, &init, sizeof(init));
-	if (!err)
-		err = sctp_setopt(sock, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on));
 	if (!err)
 		err = sctp_setopt(sock, SCTP_NODELAY, &on, sizeof(on));
 	if (!err)
