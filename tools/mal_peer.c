@@ -3,9 +3,10 @@
  * mal_peer: a hostile iWARP peer on a plain TCP socket.
  *
  * It completes a valid MPA v2 handshake with an rdma_victim listener,
- * sends one crafted segment (mal_ddp.c's, or an MPA case of its own), and
- * checks that the Terminate which comes back carries the error RFC
- * 5040/5041/5044 require.  One TAP line.
+ * sends one crafted segment (mal_ddp.c's, or an MPA case of its own; or,
+ * for read-flood, thousands of Read Requests), and checks that the
+ * Terminate which comes back carries the error RFC 5040/5041/5044
+ * require.  One TAP line.
  *
  * usage: mal_peer ADDR PORT CASE      (mal_peer --list: the cases)
  *
@@ -42,6 +43,8 @@ struct mal_case {
 	void (*mangle)(u8 *fpdu, u32 len);
 	/* Send the FPDU's first URGENT_LEN octets as TCP urgent data. */
 	bool urgent;
+	/* Instead of one segment, a flood of Read Requests (read-flood). */
+	bool flood;
 	struct sw_ddp_term_err expect;
 };
 
@@ -61,15 +64,37 @@ static u32 crc32c(u32 crc, const u8 *p, size_t len)
 	return crc;
 }
 
+/* read-flood: what is left to send as we read, an FPDU at each read. */
+static const u8 *more;
+static u32 more_len, more_step;
+
+static void send_more(int fd)
+{
+	ssize_t n = send(fd, more, more_len < more_step ? more_len : more_step,
+			 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (n > 0) {
+		more += n;
+		more_len -= n;
+	} else if (errno != EAGAIN) {
+		more_len = 0;
+	}
+}
+
 static int read_full(int fd, void *buf, size_t len)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = fd };
 	size_t got = 0;
 	ssize_t n;
 
 	while (got < len) {
+		pfd.events = POLLIN | (more_len ? POLLOUT : 0);
 		if (poll(&pfd, 1, TIMEOUT_MS) <= 0)
 			return -ETIMEDOUT;
+		if (pfd.revents & POLLOUT)
+			send_more(fd);
+		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
 		n = read(fd, (u8 *)buf + got, len - got);
 		if (n <= 0)
 			return n ? -errno : -ECONNRESET;
@@ -144,6 +169,61 @@ static void m_flip_bit(u8 *fpdu, u32 len)
 }
 
 /*
+ * read-flood: Read Requests for the victim's read-only region, far more
+ * than it can answer while we read nothing.  Its Read Responses fill
+ * both ends' buffers, its IRD fills, and the next Read Request has no
+ * buffer (RFC 5041 §7.2: 0x2/0x02).  The Terminate then waits behind
+ * megabytes of Read Responses, which we read slowly while our Read
+ * Requests keep coming: the close that follows it must not reset the
+ * connection before the Terminate is out (RFC 5040 §5.3: the stream's
+ * last message).
+ */
+#define FLOOD_READS	8192	/* the first half, then one at each read */
+#define FLOOD_FPDU	(MPA_ULPDU_LEN_SIZE + DDP_UNTAGGED_HDR_LEN + \
+			 RDMAP_READ_REQ_LEN + MPA_CRC_SIZE)
+#define FLOOD_STALL_MS	500	/* no room this long: the victim stopped */
+#define FLOOD_READ_US	500	/* between FPDUs read, while sending */
+#define FLOOD_RCVBUF	16384	/* a small window: the rest waits to go */
+
+static u32 flood_build(const struct peer *p, u8 *out)
+{
+	u8 ulpdu[DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN];
+	struct rdmap_read_req rr = {
+		.sink_stag = 0x1200,	/* ours: never checked by the victim */
+		.size = be32toh(p->v.ro_len),
+		.src_stag = be32toh(p->v.ro_stag),
+		.src_to = be64toh(p->v.ro_addr),
+	};
+	u32 i, n = 0;
+
+	for (i = 0; i < FLOOD_READS; i++) {
+		rdmap_untagged_init((struct ddp_untagged_hdr *)ulpdu,
+				    RDMAP_OP_READ_REQ, true, 0, i + 1, 0);
+		rdmap_read_req_put((void *)(ulpdu + DDP_UNTAGGED_HDR_LEN), &rr);
+		n += fpdu_frame(p, out + n, ulpdu, sizeof(ulpdu));
+	}
+	return n;
+}
+
+/* Send @len octets, or as many as the victim takes; return how many. */
+static u32 flood_send(int fd, const u8 *buf, u32 len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	u32 off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = send(fd, buf + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0)
+			off += n;
+		else if ((n < 0 && errno != EAGAIN) ||
+			 poll(&pfd, 1, FLOOD_STALL_MS) <= 0)
+			break;
+	}
+	return off;
+}
+
+/*
  * The MPA cases; the DDP/RDMAP ones (mal_ddp.c) come first.
  *
  * urgent-mark: TCP's urgent mark (MSG_OOB) inside an FPDU, whose Terminate
@@ -157,6 +237,8 @@ static const struct mal_case mpa_cases[] = {
 	  .mangle = m_flip_bit, .expect = MPA_ERR_CRC },
 	{ .name = "urgent-mark", .build = mal_bad_stag, .urgent = true,
 	  .expect = DDP_ERR_T_INVALID_STAG },
+	{ .name = "read-flood", .flood = true,
+	  .expect = DDP_ERR_UT_MSN_NO_BUF },
 };
 
 /* The FPDU, all of it, or its first octets as urgent data, then the rest. */
@@ -189,6 +271,8 @@ static int read_terminate(struct peer *p, struct sw_ddp_term_err *err)
 				   MPA_CRC_SIZE);
 		if (rc)
 			return rc;
+		if (more_len)	/* read-flood: a slow reader, still sending */
+			usleep(FLOOD_READ_US);
 		if (len >= sizeof(*h) + sizeof(*t) &&
 		    !ddp_ctrl_tagged(h->ctrl) &&
 		    rdmap_ctrl_opcode(h->rsvdulp0) == RDMAP_OP_TERMINATE)
@@ -198,13 +282,16 @@ static int read_terminate(struct peer *p, struct sw_ddp_term_err *err)
 	return 0;
 }
 
-static int connect_to(const char *addr, const char *port)
+/* @rcvbuf: a receive buffer that small (0: the system's). */
+static int connect_to(const char *addr, const char *port, int rcvbuf)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	sin.sin_port = htons(atoi(port));
 	if (fd < 0 || inet_pton(AF_INET, addr, &sin.sin_addr) != 1 ||
+	    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				  sizeof(rcvbuf))) ||
 	    connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("mal_peer: connect");
 		return -1;
@@ -215,20 +302,29 @@ static int connect_to(const char *addr, const char *port)
 static int run(const struct mal_case *c, const char *addr, const char *port)
 {
 	static u8 ulpdu[FRAME_MAX], fpdu[FRAME_MAX + 16];
+	static u8 flood[FLOOD_READS * FLOOD_FPDU];
 	struct sw_ddp_term_err got;
 	struct peer p = {};
 	u32 len;
 	int rc;
 
-	p.fd = connect_to(addr, port);
+	p.fd = connect_to(addr, port, c->flood ? FLOOD_RCVBUF : 0);
 	if (p.fd < 0 || mpa_connect(&p, c->want_crc)) {
 		printf("not ok - %s: MPA handshake failed\n", c->name);
 		return 1;
 	}
-	len = fpdu_frame(&p, fpdu, ulpdu, c->build(&p.v, ulpdu));
-	if (c->mangle)
-		c->mangle(fpdu, len);
-	rc = send_fpdu(c, p.fd, fpdu, len);
+	if (c->flood) {
+		len = flood_build(&p, flood);
+		more = flood + flood_send(p.fd, flood, len / 2);
+		more_len = flood + len - more;
+		more_step = FLOOD_FPDU;
+		rc = 0;
+	} else {
+		len = fpdu_frame(&p, fpdu, ulpdu, c->build(&p.v, ulpdu));
+		if (c->mangle)
+			c->mangle(fpdu, len);
+		rc = send_fpdu(c, p.fd, fpdu, len);
+	}
 	if (!rc)
 		rc = read_terminate(&p, &got);
 	close(p.fd);
