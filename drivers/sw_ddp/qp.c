@@ -341,6 +341,15 @@ void sw_ddp_qp_terminate(struct sw_ddp_qp *qp)
 	mutex_lock(&qp->state_mutex);
 	if (qp->state == SW_DDP_QPS_RTS)
 		qp_set_state(qp, SW_DDP_QPS_TERMINATE);
+	/*
+	 * Owed from here, in the same section: a consumer's move to ERROR
+	 * right after it would otherwise leave sw_ddp_qp_fatal() nothing
+	 * short of ERROR to see.
+	 */
+	if (qp->state != SW_DDP_QPS_ERROR) {
+		WRITE_ONCE(qp->fatal_owed, true);
+		WRITE_ONCE(qp->fatal_epoch, qp->epoch);
+	}
 	mutex_unlock(&qp->state_mutex);
 	sw_ddp_qp_fatal(qp);
 }
