@@ -175,31 +175,6 @@ static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Our FIN is out and not yet acknowledged. */
-static bool tcp_sock_closing(const struct sock *sk)
-{
-	return (1 << READ_ONCE(sk->sk_state)) &
-	       (TCPF_FIN_WAIT1 | TCPF_CLOSING | TCPF_LAST_ACK);
-}
-
-/*
- * A graceful close lets out what is still queued to go, a Terminate
- * behind Read Responses, say (RFC 5040 §5.3: the stream's last message),
- * before the socket goes.  With its send side shut (FIN queued), the
- * socket still takes what the peer sends meanwhile: shut for receive,
- * TCP would answer that with a reset (RFC 1122 §4.2.2.13), and so would
- * a close with it unread, dropping all not yet sent.  So wait, a while,
- * for the FIN to be acknowledged: then the peer has it all, whatever the
- * close does next.  The socket's own state_change (sock_def_wakeup())
- * wakes us; a fatal signal in the closing process only stops the wait.
- */
-static void tcp_sock_linger(struct sock *sk)
-{
-	wait_event_interruptible_timeout(*sk_sleep(sk),
-					 !tcp_sock_closing(sk),
-					 msecs_to_jiffies(SW_DDP_TCP_LINGER_MS));
-}
-
 /* Give the socket its callbacks back and close it (RST if @abortive). */
 static void tcp_ep_release_sock(struct sw_ddp_tcp_ep *ep, bool abortive)
 {
@@ -218,13 +193,10 @@ static void tcp_ep_release_sock(struct sw_ddp_tcp_ep *ep, bool abortive)
 	write_unlock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(ep->sock, NULL);	/* tx_room() reads it under RCU */
 
-	if (abortive) {
+	if (abortive)
 		sock_no_linger(sk);
-	} else {
-		kernel_sock_shutdown(sock, SHUT_WR);
-		tcp_sock_linger(sk);
+	else
 		kernel_sock_shutdown(sock, SHUT_RDWR);
-	}
 	sock_release(sock);
 	kref_put(&ep->ref, tcp_ep_release);	/* the association's */
 }

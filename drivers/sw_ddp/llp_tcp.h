@@ -40,12 +40,6 @@
  */
 #define SW_DDP_TCP_ANSWER_TIMEOUTS	4
 
-/*
- * A graceful close waits at most this long for the peer to acknowledge
- * what we sent, our FIN last, before the socket goes (tcp_sock_linger()).
- */
-#define SW_DDP_TCP_LINGER_MS	3000
-
 /* What one side asks for, before negotiation. */
 struct sw_ddp_mpa_cfg {
 	u8 rev;			/* highest MPA revision: 1 or 2 */
