@@ -632,8 +632,9 @@ err_count:
 }
 
 /*
- * Outstanding WQEs are flushed into the CQs, where they stay after the QP
- * has gone; kernel CQEs then name no QP.
+ * Outstanding WQEs are flushed into the CQs.  A kernel QP's CQEs, those
+ * and any not yet polled, then leave its CQs with it
+ * (sw_ddp_cq_forget_qp()); a user QP's stay, naming it by number.
  */
 int sw_ddp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {

@@ -1314,9 +1314,9 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_listen_close);
  *
  * Never waits: SCTP takes the message whole or not at all.
  *
- * Return: 0; -EAGAIN if the send buffer is full; -EMSGSIZE if the
- * message does not fit one chunk (§9); another error once the
- * association is failing.
+ * Return: 0; -EAGAIN if the send buffer is full; -EMSGSIZE if SCTP
+ * refuses a message that large; another error once the association is
+ * failing.
  */
 int sctp_assoc_send(struct sw_ddp_sctp_assoc *a, u16 sid, u32 ppid,
 		    struct iov_iter *it)

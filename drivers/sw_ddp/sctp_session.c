@@ -825,7 +825,12 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(sctp_sess_rx);
 
-/* §9: a message too big for one unfragmented chunk ends its session. */
+/*
+ * A message SCTP hands up in parts ends its session: one larger than
+ * a->rxbuf, or, since SCTP may fragment what the path no longer carries
+ * whole (§9), one split by partial delivery when the receive window is
+ * nearly full.
+ */
 void sctp_sess_rx_oversized(struct sw_ddp_sctp_assoc *a, u16 sid)
 {
 	struct sw_ddp_sctp_session *s = xa_load(&a->sess, sid);
