@@ -1089,7 +1089,7 @@ static void sess_feed(struct sw_ddp_sctp_assoc *a, int flags, u16 sid,
 		.rcv_ppid = (__force u32)cpu_to_be32(ppid),
 	};
 
-	memcpy(a->rxbuf, buf, len);
+	memcpy(a->rxbuf + a->rx_part, buf, len);
 	sctp_assoc_rx_msg(a, flags, len, flags & MSG_NOTIFICATION ?
 			  NULL : &info);
 }
@@ -1138,6 +1138,56 @@ static void sess_test_partial_ends(struct kunit *test)
 	s = sess_take_req(t);
 	sess_keep(test, s);
 	KUNIT_EXPECT_EQ(test, p->next_sid, s->sid);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
+}
+
+/*
+ * SCTP hands a message up in parts when its fragments meet a nearly full
+ * receive window, and it fragments ours when the path shrank after DDP
+ * sized a segment (§9): the parts are gathered up to the message's
+ * MSG_EOR.  An Initiate in three parts reaches the listener whole; an
+ * aborted partial delivery leaves nothing behind for the next message,
+ * nor does one that another stream's message follows.
+ */
+static void sess_test_parts_gathered(struct kunit *test)
+{
+	const struct sctp_ddp_session_ctrl h = {
+		.func = cpu_to_be16(SCTP_DDP_FUNC_INITIATE),
+	};
+	struct sctp_pdapi_event ev = {
+		.pdapi_type = SCTP_PARTIAL_DELIVERY_EVENT,
+		.pdapi_length = sizeof(ev),
+		.pdapi_indication = SCTP_PARTIAL_DELIVERY_ABORTED,
+	};
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	struct sw_ddp_sctp_assoc *a;
+	u8 msg[sizeof(h) + 5];
+
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), "hello", 5);
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	a = raw_request(test, 1)->assoc;
+
+	mutex_lock(&a->mutex);
+	/* a part, then the delivery aborted */
+	sess_feed(a, 0, 2, SCTP_DDP_PPID_SESSION_CTRL, "junk", 4);
+	sess_feed(a, MSG_NOTIFICATION | MSG_EOR, 0, 0, &ev, sizeof(ev));
+	/* a part, then another stream's message */
+	sess_feed(a, 0, 3, SCTP_DDP_PPID_SESSION_CTRL, "junk", 4);
+	sess_feed(a, 0, 2, SCTP_DDP_PPID_SESSION_CTRL, msg, 1);
+	sess_feed(a, 0, 2, SCTP_DDP_PPID_SESSION_CTRL, msg + 1, sizeof(h));
+	sess_feed(a, MSG_EOR, 2, SCTP_DDP_PPID_SESSION_CTRL,
+		  msg + 1 + sizeof(h), sizeof(msg) - 1 - sizeof(h));
+	mutex_unlock(&a->mutex);
+	sess_wait(test, &t->pas.req_done);
+	s = sess_take_req(t);
+	sess_keep(test, s);
+	KUNIT_EXPECT_EQ(test, 2, s->sid);
+	KUNIT_EXPECT_EQ(test, 5, t->pas.pdata_len);
+	KUNIT_EXPECT_MEMEQ(test, "hello", t->pas.pdata, 5);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, 2, t->pas.nreq);
 }
@@ -1645,6 +1695,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_terminate_answer),
 	KUNIT_CASE(sess_test_oversized),
 	KUNIT_CASE_PARAM(sess_test_partial_ends, sess_partial_gen_params),
+	KUNIT_CASE(sess_test_parts_gathered),
 	KUNIT_CASE_PARAM_ATTR(sess_test_accept_unsent, sess_unsent_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(sess_test_sid_free_busy),

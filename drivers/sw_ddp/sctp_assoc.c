@@ -587,7 +587,8 @@ static void assoc_change(struct sw_ddp_sctp_assoc *a,
 
 static void assoc_notification(struct sw_ddp_sctp_assoc *a, u32 len)
 {
-	const union sctp_notification *n = (const void *)a->rxbuf;
+	const union sctp_notification *n = (const void *)(a->rxbuf +
+							 a->rx_part);
 
 	if (len < sizeof(n->sn_header))
 		return;
@@ -614,8 +615,10 @@ static void assoc_notification(struct sw_ddp_sctp_assoc *a, u32 len)
 		/* the message being skipped ends here, without its end */
 		if (len >= sizeof(n->sn_pdapi_event) &&
 		    n->sn_pdapi_event.pdapi_indication ==
-		    SCTP_PARTIAL_DELIVERY_ABORTED)
+		    SCTP_PARTIAL_DELIVERY_ABORTED) {
 			a->skip_sid = -1;
+			a->rx_part = 0;
+		}
 		break;
 	default:
 		break;	/* SENDER_DRY: the sessions look at acks below */
@@ -624,19 +627,27 @@ static void assoc_notification(struct sw_ddp_sctp_assoc *a, u32 len)
 }
 
 /*
- * One user message: a DDP payload data chunk of some session.  What is
- * left of an oversized one is read and dropped up to its MSG_EOR.  It
- * may also end unseen: a FORWARD-TSN (RFC 3758 §3.6) aborts the partial
- * delivery, which SCTP reports only with SCTP_PARTIAL_DELIVERY_EVENT
- * (RFC 6458 §6.1.7; assoc_notification()).  Nothing of another stream
- * is delivered while one is partial (no fragment interleave), so a
- * message of another stream says the same.
+ * One user message, or part of one: a DDP payload data chunk of some
+ * session, @len octets at a->rxbuf + a->rx_part.  SCTP hands a message
+ * up in parts (partial delivery) when its fragments meet a nearly full
+ * receive window, and it fragments ours when the path shrank after DDP
+ * sized a segment (§9): the parts are gathered in a->rxbuf up to its
+ * MSG_EOR.  What is left of an oversized one is read and dropped up to
+ * its MSG_EOR.  Either may also end unseen: a FORWARD-TSN (RFC 3758
+ * §3.6) aborts the partial delivery, which SCTP reports only with
+ * SCTP_PARTIAL_DELIVERY_EVENT (RFC 6458 §6.1.7; assoc_notification()).
+ * Nothing of another stream is delivered while one is partial (no
+ * fragment interleave), so a message of another stream says the same.
  */
 static void assoc_data(struct sw_ddp_sctp_assoc *a, int flags, u32 len,
 		       const struct sctp_rcvinfo *info)
 {
 	struct sw_ddp_sctp_chunk msg = {};
 
+	if (a->rx_part && a->rx_part_sid != info->rcv_sid) {
+		memmove(a->rxbuf, a->rxbuf + a->rx_part, len);
+		a->rx_part = 0;
+	}
 	if (a->skip_sid == info->rcv_sid) {
 		if (flags & MSG_EOR)
 			a->skip_sid = -1;
@@ -649,19 +660,27 @@ static void assoc_data(struct sw_ddp_sctp_assoc *a, int flags, u32 len,
 		return;
 	}
 	if (!(flags & MSG_EOR)) {
+		if (a->rx_part + len < SW_DDP_SCTP_MSG_MAX) {
+			a->rx_part += len;
+			a->rx_part_sid = info->rcv_sid;
+			return;
+		}
+		a->rx_part = 0;
 		a->skip_sid = info->rcv_sid;
 		sctp_sess_rx_oversized(a, info->rcv_sid);
 		return;
 	}
 	msg.ppid = be32_to_cpu((__force __be32)info->rcv_ppid);
 	msg.data = a->rxbuf;
-	msg.len = len;
+	msg.len = a->rx_part + len;
+	a->rx_part = 0;
 	sctp_sess_rx(a, info->rcv_sid, &msg);
 }
 
 /*
- * One message read whole or in part into a->rxbuf: a notification, or
- * data with its stream and PPID (@info; data without them is dropped).
+ * One message, or part of one, read into a->rxbuf after the parts so far
+ * (a->rx_part): a notification, or data with its stream and PPID (@info;
+ * data without them is dropped).
  */
 VISIBLE_IF_KUNIT void sctp_assoc_rx_msg(struct sw_ddp_sctp_assoc *a,
 					int flags, u32 len,
@@ -692,7 +711,7 @@ static bool assoc_peek(struct sw_ddp_sctp_assoc *a, u16 *sid,
 	struct sk_buff *skb;
 	bool ok = false;
 
-	if (a->state != SW_DDP_SCTP_A_UP || a->skip_sid >= 0)
+	if (a->state != SW_DDP_SCTP_A_UP || a->skip_sid >= 0 || a->rx_part)
 		return false;
 	lock_sock(sk);		/* SCTP's receive queue is the socket's */
 	skb = skb_peek(&sk->sk_receive_queue);
@@ -733,8 +752,9 @@ static int assoc_consume(struct sw_ddp_sctp_assoc *a, u32 len)
 }
 
 /*
- * Read one whole message.  Return: its length (0 and no MSG_NOTIFICATION
- * when the peer is gone), -EAGAIN, or an error.
+ * Read one message, or its next part, after the parts so far.  Return:
+ * its length (0 and no MSG_NOTIFICATION when the peer is gone), -EAGAIN,
+ * or an error.
  */
 static int assoc_recv(struct sw_ddp_sctp_assoc *a, int *flags,
 		      struct sctp_rcvinfo *info, bool *has_info)
@@ -744,8 +764,8 @@ static int assoc_recv(struct sw_ddp_sctp_assoc *a, int *flags,
 		u8 buf[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
 	} cm;
 	struct msghdr msg = { .msg_control = &cm, .msg_controllen = sizeof(cm) };
-	struct kvec iov = { .iov_base = a->rxbuf,
-			    .iov_len = SW_DDP_SCTP_MSG_MAX };
+	struct kvec iov = { .iov_base = a->rxbuf + a->rx_part,
+			    .iov_len = SW_DDP_SCTP_MSG_MAX - a->rx_part };
 	int n;
 
 	n = kernel_recvmsg(a->sock, &msg, &iov, 1, iov.iov_len, MSG_DONTWAIT);

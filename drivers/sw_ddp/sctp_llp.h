@@ -161,6 +161,8 @@ struct sw_ddp_sctp_assoc {
 	bool ctrl_waiting;		/* a control message waits for room */
 	bool exiting;			/* module exit took it down */
 	int skip_sid;			/* rest of an oversized message, or -1 */
+	u32 rx_part;			/* of a message SCTP hands up in parts */
+	u16 rx_part_sid;		/* its stream, if rx_part */
 
 	struct list_head table;		/* active ones, by key */
 	struct list_head all;		/* every one, for rmmod */
@@ -174,7 +176,7 @@ struct sw_ddp_sctp_assoc {
 	atomic_t tx_wake;
 	u32 max_seg;			/* §9, READ_ONCE() */
 
-	u8 *rxbuf;			/* a whole message, or a segment's head */
+	u8 *rxbuf;			/* a message (rx_part so far), a head */
 };
 
 /*

@@ -825,12 +825,7 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(sctp_sess_rx);
 
-/*
- * A message SCTP hands up in parts ends its session: one larger than
- * a->rxbuf, or, since SCTP may fragment what the path no longer carries
- * whole (§9), one split by partial delivery when the receive window is
- * nearly full.
- */
+/* A message larger than a->rxbuf (SW_DDP_SCTP_MSG_MAX) ends its session. */
 void sctp_sess_rx_oversized(struct sw_ddp_sctp_assoc *a, u16 sid)
 {
 	struct sw_ddp_sctp_session *s = xa_load(&a->sess, sid);
