@@ -8,6 +8,7 @@
  * peer that sends what no legal sequence allows: each such chunk ends
  * the session with our Terminate.
  */
+#include <crypto/sha1.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -17,6 +18,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sctp.h>
 #include <net/net_namespace.h>
+#include <net/sctp/sctp.h>
 #include <net/sock.h>
 
 #include "sctp_llp.h"
@@ -1613,6 +1615,95 @@ static void sess_test_path_shrinks(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, buf, got + 2 + sizeof(hdr), len);
 }
 
+static void auth_restore(void *was)
+{
+	init_net.sctp.auth_enable = (long)was;
+}
+
+/*
+ * RFC 5043 §9 under RFC 4895: a peer that asks for DATA to be
+ * authenticated gets an AUTH chunk in front of each segment.  The
+ * advertised segment leaves room for it and, beside it, the room for a
+ * SACK that it leaves without one, so a segment of that size goes as one
+ * DATA chunk (SCTP counts no fragmented message) and arrives whole.
+ */
+static void sess_test_auth_room(struct kunit *test)
+{
+	static const struct sctp_authchunk data = {
+		.sauth_chunk = SCTP_CID_DATA,
+	};
+	const u8 hdr[DDP_UNTAGGED_HDR_LEN] = { 0x41, 0x02 };
+	const u32 auth = ALIGN(sizeof(struct sctp_auth_chunk) +
+			       SHA1_DIGEST_SIZE, 4);
+	struct sess_test *t = test->priv;
+	struct sctp_association *asoc;
+	struct sw_ddp_sctp_session *s;
+	u32 max, len, frag = 0, got_len = 0, ppid = 0;
+	unsigned long frags;
+	struct bio_vec bv;
+	u16 sid = 0;
+	void *was = (void *)(long)init_net.sctp.auth_enable;
+	u8 *buf, *got;
+	int n;
+
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, auth_restore, was));
+	init_net.sctp.auth_enable = 1;	/* for the sockets made from here */
+	sess_listen(test, 4);
+	t->raw = sctp_raw_socket(test, true);
+	KUNIT_ASSERT_EQ(test, 0, t->raw->ops->setsockopt(t->raw, SOL_SCTP,
+							 SCTP_AUTH_CHUNK,
+							 KERNEL_SOCKPTR((void *)&data),
+							 sizeof(data)));
+	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
+						(struct sockaddr *)&t->laddr,
+						sizeof(t->laddr), 0));
+	s = raw_request(test, 3);
+	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
+	raw_expect(test, t->raw, 3, 0, SCTP_DDP_FUNC_ACCEPT);
+	sw_ddp_sctp_lock(s);
+	KUNIT_ASSERT_EQ(test, 0, s->llp.ops->start(&s->llp, &sess_hold_rx,
+						   NULL, 1));
+	sw_ddp_sctp_unlock(s);
+
+	lock_sock(s->assoc->sock->sk);
+	asoc = list_first_entry_or_null(&sctp_sk(s->assoc->sock->sk)->ep->asocs,
+					struct sctp_association, asocs);
+	if (asoc && asoc->peer.auth_capable &&
+	    asoc->default_hmac_id == SCTP_AUTH_HMAC_ID_SHA1)
+		frag = asoc->frag_point;
+	release_sock(s->assoc->sock->sk);
+	KUNIT_ASSERT_NE_MSG(test, frag, 0, "no SCTP-AUTH with HMAC-SHA-1");
+	max = s->llp.ops->max_segment(&s->llp);
+	KUNIT_EXPECT_EQ(test, max, frag - (u32)sizeof(struct sctp_ddp_seg_chunk) -
+			SW_DDP_SCTP_BUNDLE_ROOM - auth);
+
+	len = max - sizeof(hdr);
+	buf = kunit_kmalloc(test, len, GFP_KERNEL);
+	got = kunit_kzalloc(test, max + 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	memset(buf, 0xa5, len);
+	frags = snmp_fold_field(init_net.sctp.sctp_statistics,
+				SCTP_MIB_FRAGUSRMSGS);
+	bvec_set_virt(&bv, buf, len);
+	KUNIT_EXPECT_EQ(test, 0, s->llp.ops->send_segment(&s->llp, hdr,
+							  sizeof(hdr), &bv, 1,
+							  len, 0));
+	while (got_len < max + 2) {	/* SCTP may hand it up in parts */
+		n = sctp_raw_recv(t->raw, &sid, &ppid, got + got_len,
+				  max + 2 - got_len, 0);
+		KUNIT_ASSERT_GT(test, n, 0);
+		got_len += n;
+	}
+	KUNIT_EXPECT_EQ(test, frags, snmp_fold_field(init_net.sctp.sctp_statistics,
+						     SCTP_MIB_FRAGUSRMSGS));
+	KUNIT_EXPECT_EQ(test, (u32)SCTP_DDP_PPID_SEGMENT, ppid);
+	KUNIT_EXPECT_EQ(test, 3, sid);
+	KUNIT_EXPECT_MEMEQ(test, hdr, got + 2, sizeof(hdr));
+	KUNIT_EXPECT_MEMEQ(test, buf, got + 2 + sizeof(hdr), len);
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(listen_close_action, sw_ddp_sctp_listen_close,
 			    struct sw_ddp_sctp_listener *);
 
@@ -1704,6 +1795,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_listener_interface),
 	KUNIT_CASE(sess_test_send_killable),
 	KUNIT_CASE(sess_test_path_shrinks),
+	KUNIT_CASE(sess_test_auth_room),
 	{}
 };
 

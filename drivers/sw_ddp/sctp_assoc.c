@@ -12,6 +12,8 @@
  * Socket callbacks run in softirq: they only set event bits and queue the
  * work, which reads whole messages and runs the sessions.
  */
+#include <crypto/sha1.h>
+#include <crypto/sha2.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
@@ -389,23 +391,46 @@ static struct sctp_association *assoc_sctp(struct sock *sk)
 					struct sctp_association, asocs);
 }
 
+/*
+ * RFC 4895 §6.2: a peer that asked for DATA to be authenticated gets an
+ * AUTH chunk in each packet that carries DATA, which SCTP subtracts
+ * from a DATA chunk's room before it fragments (sctp_datamsg_from_user()).
+ * Its HMAC is SHA-1's or SHA-256's, the only two SCTP offers (§5.1).
+ */
+static u32 assoc_auth_room(const struct sctp_association *asoc)
+{
+	const struct sctp_chunks_param *p = asoc->peer.peer_chunks;
+	u32 i, n, hmac;
+
+	if (!asoc->peer.auth_capable || !p)
+		return 0;
+	n = ntohs(p->param_hdr.length);
+	n = n > sizeof(p->param_hdr) ? n - sizeof(p->param_hdr) : 0;
+	for (i = 0; i < n && p->chunks[i] != SCTP_CID_DATA; i++)
+		;
+	if (i == n)
+		return 0;
+	hmac = asoc->default_hmac_id == SCTP_AUTH_HMAC_ID_SHA1 ?
+	       SHA1_DIGEST_SIZE : SHA256_DIGEST_SIZE;
+	return ALIGN(sizeof(struct sctp_auth_chunk) + hmac, 4);
+}
+
 /* §9: the largest segment SCTP carries whole, room left for bundling. */
 static void assoc_refresh_limit(struct sw_ddp_sctp_assoc *a)
 {
+	u32 frag = 0, room = sizeof(struct sctp_ddp_seg_chunk) +
+			     SW_DDP_SCTP_BUNDLE_ROOM;
 	struct sock *sk = a->sock->sk;
 	struct sctp_association *asoc;
-	u32 frag = 0;
 
 	lock_sock(sk);
 	asoc = assoc_sctp(sk);
-	if (asoc)
+	if (asoc) {
 		frag = asoc->frag_point;
+		room += assoc_auth_room(asoc);
+	}
 	release_sock(sk);
-	if (frag <= sizeof(struct sctp_ddp_seg_chunk) + SW_DDP_SCTP_BUNDLE_ROOM)
-		frag = 0;
-	else
-		frag -= sizeof(struct sctp_ddp_seg_chunk) +
-			SW_DDP_SCTP_BUNDLE_ROOM;
+	frag = frag > room ? frag - room : 0;
 	WRITE_ONCE(a->max_seg, min_t(u32, sctp_ddp_max_seg(frag),
 				     SW_DDP_SCTP_SEG_MAX));
 }
