@@ -1011,6 +1011,67 @@ static void cm_request_hdr(struct mpa_rr_hdr *h)
 	h->rev = MPA_REV_1;
 }
 
+/* cm_sender()'s FPDU: its header and 4 KiB need no pad */
+#define CM_SENDER_FPDU	(MPA_FPDU_OVERHEAD + 2 + SZ_4K)
+
+/*
+ * RFC 5040 §5.3, RFC 1122 §4.2.2.13: a graceful close lets out all that
+ * is queued to go though the peer, reading nothing yet (its window shut),
+ * keeps sending.  A socket shut for receive, or released with that data
+ * unread, would answer it with a reset and drop what is still queued.
+ */
+static void cm_test_close_lingers(struct kunit *test)
+{
+	const int sndbuf = SZ_64K;
+	struct cm_test *t = test->priv;
+	struct kvec iov = {};
+	struct msghdr msg = {};
+	struct sw_ddp_tcp_ep *ep;
+	struct mpa_rr_hdr h;
+	int got, end, sent, err;
+	u8 *buf;
+
+	buf = kunit_kmalloc(test, SZ_4K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	raw_socket(test, AF_INET);
+	sock_set_rcvbuf(t->raw->sk, SZ_16K);
+	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
+						(struct sockaddr *)&t->laddr,
+						sizeof(struct sockaddr_in),
+						0));
+	cm_request_hdr(&h);		/* rev 1, no CRC, no markers */
+	raw_send(test, &h, sizeof(h));
+	cm_wait(test, &t->pas.req_done);
+	ep = t->pas.child;
+	KUNIT_ASSERT_NOT_NULL(test, ep);
+	sw_ddp_tcp_lock(ep);
+	err = sock_setsockopt(ep->sock, SOL_SOCKET, SO_SNDBUF,
+			      KERNEL_SOCKPTR((void *)&sndbuf), sizeof(sndbuf));
+	sw_ddp_tcp_unlock(ep);
+	KUNIT_ASSERT_EQ(test, 0, err);
+	KUNIT_ASSERT_EQ(test, 0, cm_accept(test, &cfg_v2));
+	iov.iov_base = &h;
+	iov.iov_len = sizeof(h);
+	KUNIT_ASSERT_EQ(test, (int)sizeof(h),
+			kernel_recvmsg(t->raw, &msg, &iov, 1, sizeof(h),
+				       MSG_WAITALL));
+	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REP, h.key, MPA_KEY_LEN);
+	cm_start_data(test, ep);
+	KUNIT_ASSERT_TRUE(test, cm_start_sender(test));
+
+	ep->llp.ops->close(&ep->llp, false);
+	KUNIT_ASSERT_NE(test, 0UL,
+			wait_for_completion_timeout(&t->sender_done, CM_WAIT));
+	cm_wait(test, &t->pas.closed_done);
+	sent = atomic_read(&t->sent);
+	raw_send(test, "more", 4);
+
+	end = raw_peer_drain(t->raw, buf, SZ_4K, &got);
+	KUNIT_EXPECT_EQ_MSG(test, 0, end, "not FIN but %d", end);
+	KUNIT_EXPECT_GE(test, got, sent * CM_SENDER_FPDU);
+}
+
 static void cm_test_bad_key(struct kunit *test)
 {
 	struct mpa_rr_hdr h;
@@ -1445,6 +1506,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_rtr_timeout),
 	KUNIT_CASE(cm_test_rtr_timeout_sender_waits),
 	KUNIT_CASE(cm_test_close_sender_waits),
+	KUNIT_CASE(cm_test_close_lingers),
 	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),

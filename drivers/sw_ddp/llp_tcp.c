@@ -175,6 +175,148 @@ static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * A graceful close lets out what is still queued to go, a Terminate behind
+ * Read Responses, say (RFC 5040 §5.3: the stream's last message), though
+ * the peer keeps sending meanwhile.  A socket shut for receive answers
+ * such data with a reset (RFC 1122 §4.2.2.13), and so does one closed
+ * with it unread, and the reset drops all not yet sent.  So the socket,
+ * shut for sending only (FIN queued), outlives its endpoint: it takes
+ * what arrives, unread, until the peer acknowledges our FIN, or for
+ * SW_DDP_TCP_LINGER_MS.  Then the peer has all we sent, and the socket
+ * goes.  Nobody waits for it: its own work item releases it.
+ *
+ * On sw_ddp_tcp_lingering (sw_ddp_tcp_eps_lock) while the work item owns
+ * it; off it, whoever took it off does.
+ */
+struct tcp_linger {
+	struct socket *sock;
+	void (*saved_state_change)(struct sock *sk);
+	unsigned long deadline;
+	struct delayed_work work;
+	struct list_head all;
+};
+
+static LIST_HEAD(sw_ddp_tcp_lingering);
+
+/* Our FIN is out and not yet acknowledged. */
+static bool tcp_sock_closing(const struct sock *sk)
+{
+	return (1 << READ_ONCE(sk->sk_state)) &
+	       (TCPF_FIN_WAIT1 | TCPF_CLOSING | TCPF_LAST_ACK);
+}
+
+/* As tcp_sk_state_change(): softirq or process context. */
+static void tcp_linger_state_change(struct sock *sk)
+{
+	void (*orig)(struct sock *sk) = NULL;
+	struct tcp_linger *l;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	l = sk->sk_user_data;
+	if (l) {
+		orig = l->saved_state_change;
+		if (!tcp_sock_closing(sk))
+			mod_delayed_work(sw_ddp_tcp_wq, &l->work, 0);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (orig)
+		orig(sk);
+}
+
+/* No callback queues the work any more once this returns. */
+static void tcp_linger_detach(struct tcp_linger *l)
+{
+	struct sock *sk = l->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_state_change = l->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* What the peer sent meanwhile, unread, makes the release a reset. */
+static void tcp_linger_release(struct tcp_linger *l)
+{
+	sock_release(l->sock);
+	kfree(l);
+}
+
+static void tcp_linger_work(struct work_struct *work)
+{
+	struct tcp_linger *l = container_of(to_delayed_work(work),
+					    struct tcp_linger, work);
+
+	spin_lock(&sw_ddp_tcp_eps_lock);
+	if (list_empty(&l->all)) {	/* not yet ours, or module exit's */
+		spin_unlock(&sw_ddp_tcp_eps_lock);
+		return;
+	}
+	if (tcp_sock_closing(l->sock->sk) &&
+	    time_before(jiffies, l->deadline)) {
+		queue_delayed_work(sw_ddp_tcp_wq, &l->work,
+				   l->deadline - jiffies);
+		spin_unlock(&sw_ddp_tcp_eps_lock);
+		return;
+	}
+	list_del_init(&l->all);
+	spin_unlock(&sw_ddp_tcp_eps_lock);
+	tcp_linger_detach(l);
+	cancel_delayed_work(&l->work);	/* a state change's, meanwhile */
+	tcp_linger_release(l);
+}
+
+/* Close @sock gracefully; its callbacks are the socket's own again. */
+static void tcp_sock_close_graceful(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct tcp_linger *l = NULL;
+
+	kernel_sock_shutdown(sock, SHUT_WR);
+	if (tcp_sock_closing(sk))
+		l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l) {		/* nothing to wait for (a listener, a reset) */
+		kernel_sock_shutdown(sock, SHUT_RDWR);
+		sock_release(sock);
+		return;
+	}
+	l->sock = sock;
+	l->deadline = jiffies + msecs_to_jiffies(SW_DDP_TCP_LINGER_MS);
+	INIT_DELAYED_WORK(&l->work, tcp_linger_work);
+	INIT_LIST_HEAD(&l->all);
+	write_lock_bh(&sk->sk_callback_lock);
+	l->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = l;
+	sk->sk_state_change = tcp_linger_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/* the first run looks at the state: the FIN may be acked by now */
+	spin_lock(&sw_ddp_tcp_eps_lock);
+	list_add(&l->all, &sw_ddp_tcp_lingering);
+	queue_delayed_work(sw_ddp_tcp_wq, &l->work, 0);
+	spin_unlock(&sw_ddp_tcp_eps_lock);
+}
+
+/* Module exit: what still lingers is closed now, as a close() would. */
+static void tcp_linger_flush(void)
+{
+	struct tcp_linger *l;
+
+	for (;;) {
+		spin_lock(&sw_ddp_tcp_eps_lock);
+		l = list_first_entry_or_null(&sw_ddp_tcp_lingering,
+					     struct tcp_linger, all);
+		if (l)
+			list_del_init(&l->all);
+		spin_unlock(&sw_ddp_tcp_eps_lock);
+		if (!l)
+			return;
+		tcp_linger_detach(l);
+		cancel_delayed_work_sync(&l->work);
+		tcp_linger_release(l);
+	}
+}
+
 /* Give the socket its callbacks back and close it (RST if @abortive). */
 static void tcp_ep_release_sock(struct sw_ddp_tcp_ep *ep, bool abortive)
 {
@@ -193,11 +335,12 @@ static void tcp_ep_release_sock(struct sw_ddp_tcp_ep *ep, bool abortive)
 	write_unlock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(ep->sock, NULL);	/* tx_room() reads it under RCU */
 
-	if (abortive)
+	if (abortive) {
 		sock_no_linger(sk);
-	else
-		kernel_sock_shutdown(sock, SHUT_RDWR);
-	sock_release(sock);
+		sock_release(sock);
+	} else {
+		tcp_sock_close_graceful(sock);
+	}
 	kref_put(&ep->ref, tcp_ep_release);	/* the association's */
 }
 
@@ -1094,5 +1237,6 @@ void sw_ddp_tcp_exit(void)
 			pr_warn("sw_ddp: %d TCP endpoints leaked\n",
 				atomic_read(&sw_ddp_tcp_ep_count));
 	}
+	tcp_linger_flush();
 	destroy_workqueue(sw_ddp_tcp_wq);
 }

@@ -40,6 +40,13 @@
  */
 #define SW_DDP_TCP_ANSWER_TIMEOUTS	4
 
+/*
+ * A socket closed gracefully stays open for receive, with nobody reading,
+ * at most this long for the peer to acknowledge our FIN (struct
+ * tcp_linger in llp_tcp.c).
+ */
+#define SW_DDP_TCP_LINGER_MS	3000
+
 /* What one side asks for, before negotiation. */
 struct sw_ddp_mpa_cfg {
 	u8 rev;			/* highest MPA revision: 1 or 2 */

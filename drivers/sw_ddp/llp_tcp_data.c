@@ -303,8 +303,8 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 	WRITE_ONCE(d->stopping, true);
 	if (abortive)
 		tcp_abort(sk, ECONNRESET);
-	else
-		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
+	else	/* not for receive: struct tcp_linger says why */
+		kernel_sock_shutdown(ep->sock, SHUT_WR);
 	mutex_lock(&d->tx_lock);
 	d->stopped = true;
 	mutex_unlock(&d->tx_lock);
