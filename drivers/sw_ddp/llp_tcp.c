@@ -184,7 +184,9 @@ static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
  * shut for sending only (FIN queued), outlives its endpoint: it takes
  * what arrives, unread, until the peer acknowledges our FIN, or for
  * SW_DDP_TCP_LINGER_MS.  Then the peer has all we sent, and the socket
- * goes.  Nobody waits for it: its own work item releases it.
+ * goes: with a reset if the peer's data lies unread, as any close would
+ * send one (which Linux's receiver takes after what it has queued).
+ * Nobody waits for it: its own work item releases it.
  *
  * On sw_ddp_tcp_lingering (sw_ddp_tcp_eps_lock) while the work item owns
  * it; off it, whoever took it off does.
@@ -246,16 +248,15 @@ static void tcp_linger_work(struct work_struct *work)
 {
 	struct tcp_linger *l = container_of(to_delayed_work(work),
 					    struct tcp_linger, work);
+	unsigned long now = jiffies;
 
 	spin_lock(&sw_ddp_tcp_eps_lock);
 	if (list_empty(&l->all)) {	/* not yet ours, or module exit's */
 		spin_unlock(&sw_ddp_tcp_eps_lock);
 		return;
 	}
-	if (tcp_sock_closing(l->sock->sk) &&
-	    time_before(jiffies, l->deadline)) {
-		queue_delayed_work(sw_ddp_tcp_wq, &l->work,
-				   l->deadline - jiffies);
+	if (tcp_sock_closing(l->sock->sk) && time_before(now, l->deadline)) {
+		queue_delayed_work(sw_ddp_tcp_wq, &l->work, l->deadline - now);
 		spin_unlock(&sw_ddp_tcp_eps_lock);
 		return;
 	}
@@ -275,7 +276,11 @@ static void tcp_sock_close_graceful(struct socket *sock)
 	kernel_sock_shutdown(sock, SHUT_WR);
 	if (tcp_sock_closing(sk))
 		l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l) {		/* nothing to wait for (a listener, a reset) */
+	/*
+	 * Nothing to wait for (a listener, a reset), or no memory to wait
+	 * with: closed at once, as before the linger.
+	 */
+	if (!l) {
 		kernel_sock_shutdown(sock, SHUT_RDWR);
 		sock_release(sock);
 		return;
