@@ -34,6 +34,7 @@ struct iw_rec {
 		int status;
 		u8 pdata[16];
 		u8 pdata_len;
+		u8 ird, ord;
 	} ev[IW_EVENTS];
 	struct iw_cm_id *req_id;	/* from CONNECT_REQUEST */
 };
@@ -58,6 +59,8 @@ static int iw_handler(struct iw_cm_id *id, struct iw_cm_event *e)
 	if (r->n < IW_EVENTS) {
 		r->ev[r->n].type = e->event;
 		r->ev[r->n].status = e->status;
+		r->ev[r->n].ird = e->ird;
+		r->ev[r->n].ord = e->ord;
 		r->ev[r->n].pdata_len = min_t(u8, e->private_data_len, 16);
 		memcpy(r->ev[r->n].pdata, e->private_data,
 		       r->ev[r->n].pdata_len);
@@ -356,6 +359,24 @@ static void cm_iw_connect_no_qp(struct kunit *test)
 }
 
 /*
+ * A QP that cannot take a stream (here in ERROR) fails the connect at
+ * once: no connection is set up, and no peer hears of it.
+ */
+static void cm_iw_connect_qp_not_idle(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .ird = 2, .ord = 2,
+				      .qpn = t->qa->qp_num };
+
+	KUNIT_ASSERT_EQ(test, 0, qf_modify_state(t->qa, IB_QPS_ERR));
+	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_connect(t->aid, &p));
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, 0, iw_count(&t->pas,
+					  IW_CM_EVENT_CONNECT_REQUEST));
+	KUNIT_EXPECT_EQ(test, 0, t->act.n);
+}
+
+/*
  * rdma_ucm passes a user's QP number as it is: a user QP of another
  * process is not found for this one (pid 1 stands in for its owner), so
  * iw_cm refuses before we are called, and that QP is left as it was.
@@ -561,6 +582,74 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 }
 
 /*
+ * RFC 6581 §9.1: a Request's IRD and ORD reach the ULP within what the
+ * device can do, so that a ULP passing them back to accept, as rdma_cm
+ * hands them up (initiator depth from IRD, responder resources from
+ * ORD), is not refused.  0x3FFF, no limit, gets the device's.
+ */
+static void cm_iw_request_ird_ord(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	const struct mpa_rr_info req = {
+		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
+		.ird = MPA_V2_IRD_ORD_MASK, .ord = MPA_V2_IRD_ORD_MASK,
+	};
+	struct iw_cm_conn_param p = { .qpn = t->qp->qp_num };
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	struct mpa_rr_info rep;
+	int len, i;
+
+	len = mpa_rr_build(frame, sizeof(frame), &req, false);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iw_raw_initiate(test, t, frame, len, IW_WAIT);
+	i = iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_ORD, t->pas.ev[i].ird);
+	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_IRD, t->pas.ev[i].ord);
+	p.ord = t->pas.ev[i].ird;
+	p.ird = t->pas.ev[i].ord;
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_accept(t->pas.req_id, &p));
+	/* the Reply; all ones asked for no negotiation, and get all ones */
+	iw_raw_reply(test, t, &rep);
+	KUNIT_EXPECT_EQ(test, MPA_V2_IRD_ORD_MASK,
+			rep.ird & MPA_V2_IRD_ORD_MASK);
+	KUNIT_EXPECT_EQ(test, MPA_V2_IRD_ORD_MASK,
+			rep.ord & MPA_V2_IRD_ORD_MASK);
+	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_IRD, to_qp(t->qp)->ird);
+	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_ORD, to_qp(t->qp)->ord);
+}
+
+/*
+ * An accept with a QP that cannot take a stream (here in ERROR) does not
+ * tell the peer yes: no Reply goes, the connection is reset, and the ULP
+ * gets -EINVAL.  (Accepted, the initiator would report the connection,
+ * then lose it.)  cm_iw_connect_qp_not_idle is the connect's case.
+ */
+static void cm_iw_accept_qp_not_idle(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = { .ird = 1, .ord = 1,
+				      .qpn = t->qp->qp_num };
+	const struct mpa_rr_info req = {
+		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
+		.ird = 1, .ord = 1,
+	};
+	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	int len, got;
+
+	len = mpa_rr_build(frame, sizeof(frame), &req, false);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iw_raw_initiate(test, t, frame, len, IW_WAIT);
+	iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+	KUNIT_ASSERT_EQ(test, 0, qf_modify_state(t->qp, IB_QPS_ERR));
+	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_accept(t->pas.req_id, &p));
+	KUNIT_EXPECT_EQ(test, -ECONNRESET,
+			raw_peer_drain(t->raw, frame, sizeof(frame), &got));
+	KUNIT_EXPECT_EQ(test, 0, got);
+}
+
+/*
  * RFC 5044 §7.1: the Reply comes before any FPDU of the responder's.  An
  * initiator (a raw socket) sends a zero-length RDMA Read Request right
  * behind its Request, before it has any Reply: the responder reads it
@@ -724,11 +813,14 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_listener_destroyed),
 	KUNIT_CASE(cm_iw_peer_reset),
 	KUNIT_CASE(cm_iw_connect_no_qp),
+	KUNIT_CASE(cm_iw_connect_qp_not_idle),
+	KUNIT_CASE(cm_iw_accept_qp_not_idle),
 	KUNIT_CASE(cm_iw_connect_not_owner),
 	KUNIT_CASE(cm_iw_connect_kernel_qp_unprivileged),
 	KUNIT_CASE(cm_iw_get_qp_then_destroy),
 	KUNIT_CASE(cm_iw_second_answer),
 	KUNIT_CASE(cm_iw_reply_first),
+	KUNIT_CASE(cm_iw_request_ird_ord),
 	KUNIT_CASE(cm_iw_request_pdata_too_long),
 	KUNIT_CASE(cm_iw_accept_pdata_too_long),
 	KUNIT_CASE(cm_iw_reject_pdata_too_long),

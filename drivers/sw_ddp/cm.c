@@ -160,9 +160,17 @@ static int cm_request(struct sw_ddp_tcp_ep *l, struct sw_ddp_tcp_ep *child)
 	 */
 	if (req->pdata_len > U8_MAX)
 		return -EMSGSIZE;
+	/*
+	 * RFC 6581 §9.1: the peer's IRD and ORD, within what we can do.
+	 * rdma_cm hands them up as the ULP's initiator depth (our ORD) and
+	 * responder resources (our IRD), which a ULP may pass back to
+	 * accept as they are.  0x3FFF, "as many as you like", gets ours.
+	 */
 	if (mpa_rr_enhanced(req)) {
-		ev.ird = min_t(u16, req->ird & MPA_V2_IRD_ORD_MASK, U8_MAX);
-		ev.ord = min_t(u16, req->ord & MPA_V2_IRD_ORD_MASK, U8_MAX);
+		ev.ird = min_t(u16, req->ird & MPA_V2_IRD_ORD_MASK,
+			       SW_DDP_MAX_ORD);
+		ev.ord = min_t(u16, req->ord & MPA_V2_IRD_ORD_MASK,
+			       SW_DDP_MAX_IRD);
 	}
 	cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 	if (!cep)
@@ -318,6 +326,10 @@ int sw_ddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		err = -EINVAL;
 		goto err_cep;
 	}
+	if (!sw_ddp_qp_llp_ready(cep->qp)) {
+		err = -EINVAL;
+		goto err_qp;
+	}
 	net = cm_net(id->device);
 	if (!net) {
 		err = -ENODEV;
@@ -353,6 +365,9 @@ static int cm_accept_locked(struct sw_ddp_cep *cep, struct iw_cm_id *id,
 	struct sw_ddp_mpa_cfg local;
 	int err;
 
+	/* nothing goes to the peer for a QP that could not take the stream */
+	if (!sw_ddp_qp_llp_ready(cep->qp))
+		return -EINVAL;
 	sw_ddp_cm_mpa_cfg(&local, param, false);
 	err = sw_ddp_tcp_accept(ep, &local);
 	if (err)

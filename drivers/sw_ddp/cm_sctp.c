@@ -211,6 +211,10 @@ int sw_ddp_sctp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		err = -EINVAL;
 		goto err_cep;
 	}
+	if (!sw_ddp_qp_llp_ready(cep->qp)) {
+		err = -EINVAL;
+		goto err_qp;
+	}
 	net = sctp_cm_net(id->device);
 	if (!net) {
 		err = -ENODEV;

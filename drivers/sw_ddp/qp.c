@@ -417,6 +417,33 @@ void sw_ddp_qp_flush_later(struct sw_ddp_qp *qp)
 		sw_ddp_qp_put(qp);
 }
 
+/* IDLE, no stream, not being destroyed: what sw_ddp_qp_llp_attach() takes. */
+static bool qp_llp_ready_locked(struct sw_ddp_qp *qp)
+{
+	lockdep_assert_held(&qp->state_mutex);
+	return !qp->destroying && !qp->llp && qp->state == SW_DDP_QPS_IDLE;
+}
+
+/**
+ * sw_ddp_qp_llp_ready() - could @qp take a stream now?
+ * @qp: the QP
+ *
+ * Asked before a connection is set up or a Reply goes, so that a QP
+ * that cannot take the stream fails the connect or the accept at once
+ * instead of after the peer has been told yes.  A QP that changes state
+ * in between still fails sw_ddp_qp_llp_attach(), and the stream is reset.
+ */
+bool sw_ddp_qp_llp_ready(struct sw_ddp_qp *qp)
+{
+	bool ready;
+
+	mutex_lock(&qp->state_mutex);
+	ready = qp_llp_ready_locked(qp);
+	mutex_unlock(&qp->state_mutex);
+	return ready;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_qp_llp_ready);
+
 /**
  * sw_ddp_qp_llp_attach() - give an IDLE QP its established LLP stream
  * @qp: the QP
@@ -438,7 +465,7 @@ int sw_ddp_qp_llp_attach(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp,
 	int err;
 
 	mutex_lock(&qp->state_mutex);
-	if (qp->destroying || qp->llp || qp->state != SW_DDP_QPS_IDLE) {
+	if (!qp_llp_ready_locked(qp)) {
 		mutex_unlock(&qp->state_mutex);
 		return -EINVAL;
 	}

@@ -151,6 +151,7 @@ int sw_ddp_qp_modify_locked(struct sw_ddp_qp *qp, struct ib_qp_attr *attr,
 void sw_ddp_qp_terminate(struct sw_ddp_qp *qp);
 
 /* qp.c, for the connection manager: the QP's LLP stream comes and goes */
+bool sw_ddp_qp_llp_ready(struct sw_ddp_qp *qp);
 int sw_ddp_qp_llp_attach(struct sw_ddp_qp *qp, struct sw_ddp_llp *llp,
 			 u16 ird, u16 ord);
 void sw_ddp_qp_llp_detach(struct sw_ddp_qp *qp);
