@@ -329,6 +329,44 @@ static void netdev_unregister_while_held(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, device_test_init(test), 0);
 }
 
+/*
+ * A netdev moved to another namespace stays registered: it sends
+ * NETDEV_UNREGISTER, then NETDEV_REGISTER in the new one, as replayed
+ * here.  Its old device goes, but only once its users let go (here a
+ * reference held on it); meanwhile a new device may be made on the
+ * netdev, as `rdma link add` in the new namespace would.
+ */
+static void netdev_moved_new_device(struct kunit *test)
+{
+	struct device_test *ctx = test->priv;
+	struct net_device *netdev = ctx->netdev;
+	struct ib_device *old, *new;
+	int err, i;
+
+	KUNIT_ASSERT_EQ(test,
+			sw_ddp_newlink(TEST_IBDEV, netdev, SW_DDP_LLP_TCP), 0);
+	old = ib_device_get_by_name(TEST_IBDEV, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+
+	rtnl_lock();
+	dev_close(netdev);
+	call_netdevice_notifiers(NETDEV_UNREGISTER, netdev);
+	call_netdevice_notifiers(NETDEV_REGISTER, netdev);
+	rtnl_unlock();
+	err = sw_ddp_newlink("swddp_kunit1", netdev, SW_DDP_LLP_TCP);
+	KUNIT_EXPECT_EQ(test, 0, err);
+	ib_device_put(old);
+
+	/* the old one goes; the new one stays, for the exit hook */
+	for (i = 0; i < 50 && test_ibdev(); i++)
+		msleep(100);
+	KUNIT_EXPECT_NULL(test, test_ibdev());
+	new = ib_device_get_by_name("swddp_kunit1", RDMA_DRIVER_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, !err, !!new);
+	if (new)
+		ib_device_put(new);
+}
+
 static struct kunit_case device_test_cases[] = {
 	KUNIT_CASE(node_guid_from_mac),
 	KUNIT_CASE(newlink_registers_iwarp_device),
@@ -337,6 +375,7 @@ static struct kunit_case device_test_cases[] = {
 	KUNIT_CASE(newlink_refuses_non_ethernet),
 	KUNIT_CASE(port_follows_carrier),
 	KUNIT_CASE(netdev_unregister_removes_device),
+	KUNIT_CASE(netdev_moved_new_device),
 	KUNIT_CASE_SLOW(netdev_unregister_while_held),
 	{}
 };

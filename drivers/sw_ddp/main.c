@@ -43,7 +43,8 @@ static struct sw_ddp_dev *sw_ddp_find_locked(const struct net_device *netdev,
 
 	lockdep_assert_held(&sw_ddp_devices_lock);
 	list_for_each_entry(sdev, &sw_ddp_devices, list)
-		if (sdev->netdev == netdev && sdev->llp == llp)
+		if (sdev->netdev == netdev && sdev->llp == llp &&
+		    !sdev->leaving)
 			return sdev;
 	return NULL;
 }
@@ -174,7 +175,7 @@ static struct sw_ddp_dev *sw_ddp_dev_alloc(struct net_device *netdev,
  * Only to a registered device: ib_core queues work on the device for
  * some events, and one being unregistered has flushed that work already.
  */
-static void sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
+static bool sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
 {
 	struct ib_event event = {
 		.device = &sdev->ibdev,
@@ -183,11 +184,13 @@ static void sw_ddp_port_event(struct sw_ddp_dev *sdev, enum ib_event_type type)
 	};
 
 	if (!ib_device_try_get(&sdev->ibdev))
-		return;
+		return false;
 	ib_dispatch_event(&event);
 	ib_device_put(&sdev->ibdev);
+	return true;
 }
 
+/* A state no event told is told by the next netdev event that can. */
 static void sw_ddp_link_changed(struct sw_ddp_dev *sdev)
 {
 	enum ib_port_state state = sw_ddp_port_is_up(sdev->netdev) ?
@@ -195,9 +198,9 @@ static void sw_ddp_link_changed(struct sw_ddp_dev *sdev)
 
 	if (state == sdev->port_state)
 		return;
-	sdev->port_state = state;
-	sw_ddp_port_event(sdev, state == IB_PORT_ACTIVE ?
-				IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+	if (sw_ddp_port_event(sdev, state == IB_PORT_ACTIVE ?
+				    IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR))
+		sdev->port_state = state;
 }
 
 /*
@@ -205,7 +208,8 @@ static void sw_ddp_link_changed(struct sw_ddp_dev *sdev)
  * cannot see a device before this, so under RTNL, where no netdev event
  * runs, catch what happened since newlink looked: a netdev going away
  * (its reg_state changes before NETDEV_UNREGISTER is sent), one moved to
- * another namespace (@net is where it was), a link gone up or down.  A
+ * another namespace (@net is where it was), a link gone up or down, an
+ * address changed (ib_core refreshes its GID cache on the event).  A
  * device already unregistered (rdma link del, rmmod siw) stays off the
  * list.  The caller holds @netdev.
  */
@@ -229,8 +233,11 @@ static int sw_ddp_dev_publish(struct sw_ddp_dev *sdev,
 	else
 		list_add_tail(&sdev->list, &sw_ddp_devices);
 	mutex_unlock(&sw_ddp_devices_lock);
-	if (!err)
+	if (!err) {
 		sw_ddp_link_changed(sdev);
+		/* ib_core read the GID at registration: the MAC may be new */
+		sw_ddp_port_event(sdev, IB_EVENT_GID_CHANGE);
+	}
 	rtnl_unlock();
 
 	if (err)
@@ -341,6 +348,11 @@ static void sw_ddp_netdev_changed(struct sw_ddp_dev *sdev, unsigned long event)
 			sizeof(sdev->ibdev.iw_ifname));
 		break;
 	case NETDEV_UNREGISTER:
+		/*
+		 * Also for a netdev moved to another namespace, which stays
+		 * registered: a new device may be made on it there at once.
+		 */
+		sdev->leaving = true;
 		sw_ddp_unregister_async(sdev);
 		break;
 	}

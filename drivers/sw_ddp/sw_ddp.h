@@ -79,6 +79,7 @@ struct sw_ddp_dev {
 	/* On sw_ddp_devices, under sw_ddp_devices_lock (main.c). */
 	struct list_head list;
 	bool gone;			/* dealloc_driver has run */
+	bool leaving;			/* its netdev went; unregistering */
 	struct work_struct unregister_work;
 };
 

@@ -97,6 +97,22 @@ netdev_removal_held() {
 	return $rc
 }
 
+# va moved to h2 while verbs_smoke --hold has d1 open: d1 goes, as for a
+# removal (NETDEV_UNREGISTER), and a device can be made on va in h2 at
+# once, while d1's removal still waits for its holder to let go.
+netdev_moved_held() {
+	local rc=0
+	hold_start || return 1
+	ip -n h1 link set va netns h2 || rc=1
+	in_h2 rdma link add d3 type sw_ddp netdev va ||
+		{ echo "d3 refused on the moved va"; rc=1; }
+	retry 30 dev_gone d1 || { echo "d1 still there"; rc=1; }
+	hold_end || rc=1
+	dev_exists d3 || { echo "d3 gone"; rc=1; }
+	in_h2 rdma link del d3 2>/dev/null
+	return $rc
+}
+
 netns_removal() {
 	klog_mark "netns removal"
 	ip netns del h1 && retry 10 dev_gone d1 &&
@@ -226,6 +242,12 @@ devices_tests() {
 	in_h1 rdma link add d1 type sw_ddp netdev va
 	t "netdev removal under a process holding the device" \
 		netdev_removal_held
+	netns_down
+
+	netns_up
+	in_h1 rdma link add d1 type sw_ddp netdev va
+	t "netdev moved to another namespace: a device on it there at once" \
+		netdev_moved_held
 	netns_down
 
 	netns_up
