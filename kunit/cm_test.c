@@ -669,6 +669,7 @@ static void cm_test_fpdu_with_fin(struct kunit *test)
 	cm_wait(test, &t->pas.closed_done);
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_FIN, t->pas.why);
 }
 
 /* Segments of 4 KiB, until the socket takes no more. */
@@ -1011,6 +1012,42 @@ static void cm_request_hdr(struct mpa_rr_hdr *h)
 	h->rev = MPA_REV_1;
 }
 
+/*
+ * A raw initiator (t->raw, receive buffer @rcvbuf) whose rev 1 Request,
+ * without CRC or markers, the listener's child accepts: the child in
+ * RDMA mode, its data path started, the Reply read.
+ */
+static struct sw_ddp_tcp_ep *cm_raw_rdma(struct kunit *test, int rcvbuf)
+{
+	struct cm_test *t = test->priv;
+	struct kvec iov = {};
+	struct msghdr msg = {};
+	struct sw_ddp_tcp_ep *ep;
+	struct mpa_rr_hdr h;
+
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	raw_socket(test, AF_INET);
+	sock_set_rcvbuf(t->raw->sk, rcvbuf);
+	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
+						(struct sockaddr *)&t->laddr,
+						sizeof(struct sockaddr_in),
+						0));
+	cm_request_hdr(&h);
+	raw_send(test, &h, sizeof(h));
+	cm_wait(test, &t->pas.req_done);
+	ep = t->pas.child;
+	KUNIT_ASSERT_NOT_NULL(test, ep);
+	KUNIT_ASSERT_EQ(test, 0, cm_accept(test, &cfg_v2));
+	iov.iov_base = &h;
+	iov.iov_len = sizeof(h);
+	KUNIT_ASSERT_EQ(test, (int)sizeof(h),
+			kernel_recvmsg(t->raw, &msg, &iov, 1, sizeof(h),
+				       MSG_WAITALL));
+	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REP, h.key, MPA_KEY_LEN);
+	cm_start_data(test, ep);
+	return ep;
+}
+
 /* cm_sender()'s FPDU: its header and 4 KiB need no pad */
 #define CM_SENDER_FPDU	(MPA_FPDU_OVERHEAD + 2 + SZ_4K)
 
@@ -1024,40 +1061,18 @@ static void cm_test_close_lingers(struct kunit *test)
 {
 	const int sndbuf = SZ_64K;
 	struct cm_test *t = test->priv;
-	struct kvec iov = {};
-	struct msghdr msg = {};
 	struct sw_ddp_tcp_ep *ep;
-	struct mpa_rr_hdr h;
 	int got, end, sent, err;
 	u8 *buf;
 
 	buf = kunit_kmalloc(test, SZ_4K, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	cm_listen(test, AF_INET, false, CM_TIMEOUT);
-	raw_socket(test, AF_INET);
-	sock_set_rcvbuf(t->raw->sk, SZ_16K);
-	KUNIT_ASSERT_EQ(test, 0, kernel_connect(t->raw,
-						(struct sockaddr *)&t->laddr,
-						sizeof(struct sockaddr_in),
-						0));
-	cm_request_hdr(&h);		/* rev 1, no CRC, no markers */
-	raw_send(test, &h, sizeof(h));
-	cm_wait(test, &t->pas.req_done);
-	ep = t->pas.child;
-	KUNIT_ASSERT_NOT_NULL(test, ep);
+	ep = cm_raw_rdma(test, SZ_16K);
 	sw_ddp_tcp_lock(ep);
 	err = sock_setsockopt(ep->sock, SOL_SOCKET, SO_SNDBUF,
 			      KERNEL_SOCKPTR((void *)&sndbuf), sizeof(sndbuf));
 	sw_ddp_tcp_unlock(ep);
 	KUNIT_ASSERT_EQ(test, 0, err);
-	KUNIT_ASSERT_EQ(test, 0, cm_accept(test, &cfg_v2));
-	iov.iov_base = &h;
-	iov.iov_len = sizeof(h);
-	KUNIT_ASSERT_EQ(test, (int)sizeof(h),
-			kernel_recvmsg(t->raw, &msg, &iov, 1, sizeof(h),
-				       MSG_WAITALL));
-	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REP, h.key, MPA_KEY_LEN);
-	cm_start_data(test, ep);
 	KUNIT_ASSERT_TRUE(test, cm_start_sender(test));
 
 	ep->llp.ops->close(&ep->llp, false);
@@ -1070,6 +1085,26 @@ static void cm_test_close_lingers(struct kunit *test)
 	end = raw_peer_drain(t->raw, buf, SZ_4K, &got);
 	KUNIT_EXPECT_EQ_MSG(test, 0, end, "not FIN but %d", end);
 	KUNIT_EXPECT_GE(test, got, sent * CM_SENDER_FPDU);
+}
+
+/*
+ * RFC 5044 "Connection lost": a peer's stream that ends inside an FPDU
+ * was not closed gracefully, and the owner hears of a lost connection
+ * (cm_test_fpdu_with_fin: one that ends after its last FPDU was).
+ */
+static void cm_test_fin_inside_fpdu(struct kunit *test)
+{
+	/* ULPDU_Length 8: its header and 2 of its 6 octets of payload */
+	static const u8 part[6] = { 0, 8, 0x41, 0x43, 'h', 'a' };
+	struct cm_test *t = test->priv;
+
+	cm_raw_rdma(test, SZ_64K);
+	raw_send(test, part, sizeof(part));
+	KUNIT_ASSERT_EQ(test, 0, kernel_sock_shutdown(t->raw, SHUT_WR));
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->pas.why);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.ended));
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
 }
 
 static void cm_test_bad_key(struct kunit *test)
@@ -1507,6 +1542,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_rtr_timeout_sender_waits),
 	KUNIT_CASE(cm_test_close_sender_waits),
 	KUNIT_CASE(cm_test_close_lingers),
+	KUNIT_CASE(cm_test_fin_inside_fpdu),
 	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),

@@ -818,6 +818,8 @@ static void tcp_ep_rdma_closed(struct sw_ddp_tcp_ep *ep,
 {
 	ep->state = SW_DDP_TCP_CLOSED;
 	tcp_ep_release_sock(ep, abortive);
+	if (why == SW_DDP_TCP_PEER_FIN && sw_ddp_tcp_data_cut_short(ep))
+		why = SW_DDP_TCP_PEER_RESET;	/* lost inside an FPDU */
 	ep->ops->closed(ep, ep->rtr_expired ? SW_DDP_TCP_RTR_TIMEOUT : why);
 }
 

@@ -251,6 +251,7 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 			  unsigned int max_payload_bv);
 void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive);
 void sw_ddp_tcp_data_rx_sync(struct sw_ddp_tcp_ep *ep);
+bool sw_ddp_tcp_data_cut_short(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_data_rtr_expired(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,

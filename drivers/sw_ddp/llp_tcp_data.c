@@ -311,6 +311,29 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 }
 
 /**
+ * sw_ddp_tcp_data_cut_short() - did the peer's stream end inside an FPDU?
+ * @ep: the endpoint, its mutex held, its data path stopped (so read up to
+ *	the peer's FIN: sw_ddp_tcp_data_stop())
+ *
+ * RFC 5044 ("Connection lost"): a stream that ends partway through an
+ * FPDU was lost, not closed.  One whose reception had failed already
+ * ended with its error.
+ */
+bool sw_ddp_tcp_data_cut_short(struct sw_ddp_tcp_ep *ep)
+{
+	struct sw_ddp_tcp_data *d = ep->data;
+	bool cut;
+
+	lockdep_assert_held(&ep->mutex);
+	if (!d)
+		return false;
+	spin_lock_bh(&d->rx_lock);
+	cut = !d->rx_dead && !mpa_rx_idle(&d->rx);
+	spin_unlock_bh(&d->rx_lock);
+	return cut;
+}
+
+/**
  * sw_ddp_tcp_data_rtr_expired() - the peer's RFC 6581 RTR did not come
  * @ep: a peer-to-peer responder's endpoint in RDMA mode, its mutex held
  *
