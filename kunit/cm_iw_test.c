@@ -582,6 +582,28 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 }
 
 /*
+ * The raw initiator's MPA v2 Request, no private data, with @ird and @ord
+ * (flags included), handed up: the CONNECT_REQUEST's index.
+ */
+static int iw_raw_request(struct kunit *test, struct iw_test *t, u16 ird,
+			  u16 ord)
+{
+	const struct mpa_rr_info req = {
+		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
+		.ird = ird, .ord = ord,
+	};
+	u8 frame[sizeof(struct mpa_rr_hdr) + sizeof(struct mpa_v2_conn_data)];
+	int len, i;
+
+	len = mpa_rr_build(frame, sizeof(frame), &req, false);
+	KUNIT_ASSERT_GT(test, len, 0);
+	iw_raw_initiate(test, t, frame, len, IW_WAIT);
+	i = iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+	return i;
+}
+
+/*
  * RFC 6581 §9.1: a Request's IRD and ORD reach the ULP within what the
  * device can do, so that a ULP passing them back to accept, as rdma_cm
  * hands them up (initiator depth from IRD, responder resources from
@@ -590,20 +612,11 @@ static void cm_iw_rtr_timeout(struct kunit *test)
 static void cm_iw_request_ird_ord(struct kunit *test)
 {
 	struct iw_test *t = iw_setup(test);
-	const struct mpa_rr_info req = {
-		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
-		.ird = MPA_V2_IRD_ORD_MASK, .ord = MPA_V2_IRD_ORD_MASK,
-	};
 	struct iw_cm_conn_param p = { .qpn = t->qp->qp_num };
-	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
 	struct mpa_rr_info rep;
-	int len, i;
+	int i;
 
-	len = mpa_rr_build(frame, sizeof(frame), &req, false);
-	KUNIT_ASSERT_GT(test, len, 0);
-	iw_raw_initiate(test, t, frame, len, IW_WAIT);
-	i = iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
-	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+	i = iw_raw_request(test, t, MPA_V2_IRD_ORD_MASK, MPA_V2_IRD_ORD_MASK);
 	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_ORD, t->pas.ev[i].ird);
 	KUNIT_EXPECT_EQ(test, SW_DDP_MAX_IRD, t->pas.ev[i].ord);
 	p.ord = t->pas.ev[i].ird;
@@ -630,18 +643,10 @@ static void cm_iw_accept_qp_not_idle(struct kunit *test)
 	struct iw_test *t = iw_setup(test);
 	struct iw_cm_conn_param p = { .ird = 1, .ord = 1,
 				      .qpn = t->qp->qp_num };
-	const struct mpa_rr_info req = {
-		.flags = MPA_FLAG_ENHANCED, .rev = MPA_REV_2,
-		.ird = 1, .ord = 1,
-	};
 	u8 frame[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
-	int len, got;
+	int got;
 
-	len = mpa_rr_build(frame, sizeof(frame), &req, false);
-	KUNIT_ASSERT_GT(test, len, 0);
-	iw_raw_initiate(test, t, frame, len, IW_WAIT);
-	iw_wait(test, &t->pas, IW_CM_EVENT_CONNECT_REQUEST);
-	KUNIT_ASSERT_NOT_NULL(test, t->pas.req_id);
+	iw_raw_request(test, t, 1, 1);
 	KUNIT_ASSERT_EQ(test, 0, qf_modify_state(t->qp, IB_QPS_ERR));
 	KUNIT_EXPECT_EQ(test, -EINVAL, iw_cm_accept(t->pas.req_id, &p));
 	KUNIT_EXPECT_EQ(test, -ECONNRESET,
