@@ -6,7 +6,8 @@
  * seed: bits flipped, header fields replaced with real STags, offsets at
  * the edges of real regions and odd lengths, segments cut short,
  * lengthened, dropped or sent twice.  The transport frames (and sums)
- * what was spoilt, so DDP and RDMAP see all of it.
+ * what was spoilt, so DDP and RDMAP see all of it; or, under MPA, it
+ * spoils the FPDUs as framed (fz_mutate_wire()), so MPA sees it first.
  *
  * Whatever the peer sends (RFC 5041 §7, RFC 5040 §7):
  * - no octet changes outside what the peer may write: its MR with
@@ -20,7 +21,9 @@
  *   peer closed the stream first), and reported IB_EVENT_QP_FATAL.
  * A seed that happens to spoil nothing has no QP fail and every work
  * request that was due succeed.  Seed 0 spoils nothing by design, and
- * there every message must arrive intact.
+ * there every message must arrive intact.  Where a CRC covers all that
+ * is spoilt (fz->summed), every Send and Read that completes well must
+ * have arrived intact too.
  * Each seed runs on a new device and QPs; a case runs a block of them.
  * A seed fixes the scripts and each end's spoiling, not the order in
  * which an end's own messages and its Read Responses interleave (both
@@ -33,6 +36,7 @@
 
 #include "ddp.h"
 #include "fuzz.h"
+#include "mpa.h"
 #include "queue_fixture.h"
 #include "rdmap.h"
 
@@ -248,6 +252,12 @@ static bool fz_leaks(const u8 *p, u32 len)
 	return run == FZ_POISON_RUN;
 }
 
+/* Look at a ULPDU as the engine sent it (fz_leaks()), spoiling nothing. */
+void fz_watch(struct fz_end *fe, const u8 *ulpdu, u32 len)
+{
+	fe->leaks += fz_leaks(ulpdu, len);
+}
+
 /*
  * Spoil one ULPDU (DDP header and payload) in @rate of a thousand, in
  * place: *@len may change, up to a page.  Return how many times it goes
@@ -258,7 +268,7 @@ unsigned int fz_mutate(struct fz_end *fe, u8 *p, u32 *len)
 	struct rnd_state *rnd = &fe->rnd;
 	u32 n = *len, add, i;
 
-	fe->leaks += fz_leaks(p, n);
+	fz_watch(fe, p, n);
 	if (fz_rand(rnd, 1000) >= fe->rate || !n)
 		return 1;
 	fe->spoilt++;
@@ -297,6 +307,75 @@ unsigned int fz_mutate(struct fz_end *fe, u8 *p, u32 *len)
 	default:	/* the most of them: aimed */
 		fz_aim(fe->fz, rnd, p, n);
 		break;
+	}
+	return 1;
+}
+
+/* A ULPDU_Length for an FPDU of @n octets: its edges, or noise. */
+static u16 fz_ulpdu_len(struct rnd_state *rnd, u32 n)
+{
+	switch (fz_rand(rnd, 4)) {
+	case 0:		/* shorter than DDP's control octets, or its header */
+		return fz_rand(rnd, DDP_UNTAGGED_HDR_LEN + 2);
+	case 1:		/* about what the FPDU holds */
+		return fz_near(rnd, n - MPA_ULPDU_LEN_SIZE - MPA_CRC_SIZE);
+	case 2:
+		return U16_MAX - fz_rand(rnd, 4);
+	default:
+		return prandom_u32_state(rnd);
+	}
+}
+
+/*
+ * Spoil one FPDU on the wire, after MPA framed and summed it (RFC 5044
+ * "FPDU Format", "MPA Markers"), in @rate of a thousand: what a CRC, if
+ * negotiated, must catch, and what without one only DDP's and RDMAP's
+ * checks stand against.  *@len may change, up to @size.  Return how many
+ * times it goes on the wire: 0, 1 or 2.  A segment that is dropped,
+ * doubled, cut or lengthened shifts every marker and FPDU after it.
+ * With fz->summed none is dropped or doubled, which TCP would not do
+ * and MPA's CRC cannot see; all the rest changes octets the CRC covers.
+ */
+unsigned int fz_mutate_wire(struct fz_end *fe, u8 *p, u32 *len, u32 size)
+{
+	struct rnd_state *rnd = &fe->rnd;
+	u32 n = *len, add, i;
+	__be16 v;
+
+	if (fz_rand(rnd, 1000) >= fe->rate || !n)
+		return 1;
+	fe->spoilt++;
+	switch (fz_rand(rnd, fe->fz->summed ? 7 : 8)) {
+	case 0:		/* ULPDU_Length, or a marker ahead of it */
+		p[fz_rand(rnd, min(n, 6U))] ^= 1 << fz_rand(rnd, 8);
+		break;
+	case 1:		/* ULPDU_Length replaced (or that marker spoilt) */
+		if (n < sizeof(v))
+			break;
+		v = cpu_to_be16(fz_ulpdu_len(rnd, n));
+		memcpy(p, &v, sizeof(v));
+		break;
+	case 2:		/* the end: payload, PAD, CRC */
+		p[n - 1 - fz_rand(rnd, min(n, 8U))] ^= 1 << fz_rand(rnd, 8);
+		break;
+	case 3:		/* any bit */
+		p[fz_rand(rnd, n)] ^= 1 << fz_rand(rnd, 8);
+		break;
+	case 4:		/* any two octets */
+		for (i = 0; i < 2; i++)
+			p[fz_rand(rnd, n)] = prandom_u32_state(rnd);
+		break;
+	case 5:		/* cut short */
+		*len = fz_rand(rnd, n);
+		break;
+	case 6:		/* lengthened */
+		add = min_t(u32, 1 + fz_rand(rnd, 64), size - n);
+		for (i = 0; i < add; i++)
+			p[n + i] = prandom_u32_state(rnd);
+		*len = n + add;
+		break;
+	default:	/* left out, or sent twice: not with fz->summed */
+		return fz_rand(rnd, 2) ? 0 : 2;
 	}
 	return 1;
 }
@@ -522,8 +601,18 @@ static void fz_check_done(struct kunit *test, struct fz *fz)
 	}
 }
 
-/* Seed 0: every message arrived, where it belongs. */
-static void fz_check_clean(struct kunit *test, struct fz *fz)
+/* A work request that completed, and completed well */
+static bool fz_ok(const struct fz_end *fe, u32 wr_id)
+{
+	return fe->seen[wr_id] && fe->wc[wr_id].status == IB_WC_SUCCESS;
+}
+
+/*
+ * What completed well arrived as it was sent: a Read from the peer's
+ * read-only MR, a receive (the peer's Sends take them in turn).  With
+ * @clean (seed 0), everything completed, and every Write landed too.
+ */
+static void fz_check_arrived(struct kunit *test, struct fz *fz, bool clean)
 {
 	struct fz_link *l = fz->link;
 	int i, k;
@@ -539,23 +628,32 @@ static void fz_check_clean(struct kunit *test, struct fz *fz)
 			struct fz_op *op = &fe->op[k], *pop = &peer->op[k];
 			u8 *src = peer->orig + fz_off(FZ_SRC) + pop->src;
 
-			if (op->op == IB_WR_RDMA_READ)
-				KUNIT_EXPECT_MEMEQ(test, buf + fz_off(FZ_SINK) +
-						   k * FZ_SINK_LEN,
-						   peer->orig + fz_off(FZ_RO) +
-						   op->remote, op->len);
+			if (op->op == IB_WR_RDMA_READ && op->target == FZ_RO &&
+			    (clean || fz_ok(fe, k)))
+				KUNIT_EXPECT_MEMEQ_MSG(test, buf + fz_off(FZ_SINK) +
+						       k * FZ_SINK_LEN,
+						       peer->orig + fz_off(FZ_RO) +
+						       op->remote, op->len,
+						       "end %d: Read %d", i, k);
 			if (pop->op == IB_WR_RDMA_WRITE)
 				memcpy(shadow + pop->remote, src, pop->len);
 			if (pop->op != IB_WR_SEND)
 				continue;
-			KUNIT_EXPECT_EQ(test, fe->wc[FZ_OPS + recv].byte_len,
-					pop->len);
-			KUNIT_EXPECT_MEMEQ(test, buf + fz_off(FZ_RECV) +
-					   recv * FZ_RECV_LEN, src, pop->len);
+			if (clean || fz_ok(fe, FZ_OPS + recv)) {
+				KUNIT_EXPECT_EQ(test,
+						fe->wc[FZ_OPS + recv].byte_len,
+						pop->len);
+				KUNIT_EXPECT_MEMEQ_MSG(test, buf + fz_off(FZ_RECV) +
+						       recv * FZ_RECV_LEN, src,
+						       pop->len,
+						       "end %d: receive %d", i,
+						       recv);
+			}
 			recv++;
 		}
-		KUNIT_EXPECT_MEMEQ(test, buf + fz_off(FZ_RW), shadow,
-				   fz_len[FZ_RW]);
+		if (clean)
+			KUNIT_EXPECT_MEMEQ(test, buf + fz_off(FZ_RW), shadow,
+					   fz_len[FZ_RW]);
 	}
 }
 
@@ -699,8 +797,8 @@ static void fz_one(struct kunit *test, const struct fz_transport *tp,
 		if (fz_quiet(fz))
 			fz_check_done(test, fz);
 	}
-	if (!seed)
-		fz_check_clean(test, fz);
+	if (!seed || fz->summed)
+		fz_check_arrived(test, fz, !seed);
 	nfailed = fz_check_failed(test, fz, failed);
 
 	/* The consumer ends both: everything left is flushed. */
@@ -742,12 +840,12 @@ const void *fz_next_block(const void *prev, char *desc, u32 nblocks,
 }
 
 /*
- * The case: its block of seeds, each on a new device and QPs (the
- * suite's init made the first), until one fails.
+ * A case: tp->per_block seeds from @first, each on a new device and QPs
+ * (the suite's init made the first), until one fails.
  */
-void fz_seeds(struct kunit *test, const struct fz_transport *tp)
+void fz_run(struct kunit *test, const struct fz_transport *tp, u32 first)
 {
-	u32 first = fz_block(test->param_value) * tp->per_block, seed;
+	u32 seed;
 
 	for (seed = first; seed < first + tp->per_block; seed++) {
 		if (seed > first) {
@@ -761,4 +859,10 @@ void fz_seeds(struct kunit *test, const struct fz_transport *tp)
 			return;
 		}
 	}
+}
+
+/* The case: its block of seeds (fz_next_block()). */
+void fz_seeds(struct kunit *test, const struct fz_transport *tp)
+{
+	fz_run(test, tp, fz_block(test->param_value) * tp->per_block);
 }

@@ -4,7 +4,8 @@
  * carries them (fuzz.c).  A transport joins two real QPs and hands each
  * ULPDU one end sends to fz_mutate() before the other end sees it: the
  * stream pipe under MPA (stream_fuzz_test.c), real SCTP associations
- * through a proxy (sctp_fuzz_test.c).
+ * through a proxy (sctp_fuzz_test.c).  The pipe also hands whole FPDUs,
+ * as framed, to fz_mutate_wire().
  */
 #ifndef SW_DDP_KUNIT_FUZZ_H
 #define SW_DDP_KUNIT_FUZZ_H
@@ -104,12 +105,20 @@ struct fz_transport {
 struct fz {
 	const struct fz_transport *tp;
 	struct fz_link *link;
+	/*
+	 * Set by arm(): a CRC covers every octet spoilt, so whatever
+	 * completes well must have arrived intact (fz_mutate_wire()).
+	 */
+	bool summed;
 	struct fz_end end[2];
 	struct fz_target target[FZ_TARGETS];
 };
 
 u32 fz_rand(struct rnd_state *rnd, u32 n);
 unsigned int fz_mutate(struct fz_end *fe, u8 *ulpdu, u32 *len);
+void fz_watch(struct fz_end *fe, const u8 *ulpdu, u32 len);
+unsigned int fz_mutate_wire(struct fz_end *fe, u8 *p, u32 *len, u32 size);
+void fz_run(struct kunit *test, const struct fz_transport *tp, u32 first);
 void fz_seeds(struct kunit *test, const struct fz_transport *tp);
 const void *fz_next_block(const void *prev, char *desc, u32 nblocks,
 			  u32 per_block);

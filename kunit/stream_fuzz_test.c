@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the fuzz (fuzz.c) over the stream pipe (stream_pipe.c).  The
- * pipe hands each segment's ULPDU to fz_mutate() before MPA frames it,
- * so the CRC holds and DDP and RDMAP see every change.
+ * KUnit: the fuzz (fuzz.c) over the stream pipe (stream_pipe.c).  In
+ * sw_ddp_stream_fuzz the pipe hands each segment's ULPDU to fz_mutate()
+ * before MPA frames it, so the CRC holds and DDP and RDMAP see every
+ * change.  In sw_ddp_mpa_fuzz it hands each FPDU, as framed, to
+ * fz_mutate_wire(), in each framing MPA may negotiate (CRC, markers,
+ * both, neither), and feeds it in one piece or two, mapped or to be
+ * read, as TCP may: MPA sees every change first.
  */
 #include <kunit/test.h>
 #include <linux/workqueue.h>
@@ -108,6 +112,112 @@ static const void *sf_gen_params(const void *prev, char *desc)
 	return fz_next_block(prev, desc, SF_BLOCKS, SF_PER_BLOCK);
 }
 
+/* sw_ddp_mpa_fuzz: its cases, each a framing and a block of seeds */
+#define MF_BLOCKS	4
+#define MF_PER_BLOCK	16
+
+/* The framings MPA may negotiate (RFC 5044 "Connection Setup") */
+static const struct mf_framing {
+	bool crc, markers;
+} mf_framings[] = {
+	{ true, true }, { true, false }, { false, true }, { false, false },
+};
+
+/* The parameter is a slot of this array: framing, then block */
+static const u8 mf_slot[ARRAY_SIZE(mf_framings) * MF_BLOCKS];
+
+static const struct mf_framing *mf_framing(const void *param)
+{
+	return &mf_framings[((const u8 *)param - mf_slot) / MF_BLOCKS];
+}
+
+static u32 mf_first(const void *param)
+{
+	return ((const u8 *)param - mf_slot) % MF_BLOCKS * MF_PER_BLOCK;
+}
+
+static const void *mf_gen_params(const void *prev, char *desc)
+{
+	const u8 *p = prev ? (const u8 *)prev + 1 : mf_slot;
+	const struct mf_framing *f;
+
+	if (p == mf_slot + ARRAY_SIZE(mf_slot))
+		return NULL;
+	f = mf_framing(p);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s, %s: seeds %u to %u",
+		 f->crc ? "CRC" : "no CRC", f->markers ? "markers" : "none",
+		 mf_first(p), mf_first(p) + MF_PER_BLOCK - 1);
+	return p;
+}
+
+static int mf_init(struct kunit *test)
+{
+	const struct mf_framing *f = mf_framing(test->param_value);
+
+	return sp_init_framing(test, f->crc, f->markers);
+}
+
+/* The ULPDU as sent, watched for leaks; spoilt only once framed. */
+static unsigned int mf_watch(struct pipe_end *e, u8 *ulpdu, u32 *len)
+{
+	fz_watch(e->mutate_priv, ulpdu, *len);
+	return 1;
+}
+
+static unsigned int mf_wire(struct pipe_end *e, struct sp_wire *w)
+{
+	struct fz_end *fe = e->mutate_priv;
+	unsigned int times = fz_mutate_wire(fe, w->p, &w->len, w->size);
+
+	/* as TCP hands it over: in two pieces, or octets to be read */
+	if (fz_rand(&fe->rnd, 2))
+		w->split = fz_rand(&fe->rnd, w->len + 1);
+	w->unmapped = !fz_rand(&fe->rnd, 4);
+	return times;
+}
+
+static void mf_arm(struct fz *fz)
+{
+	int i;
+
+	fz->summed = sf_end(fz, 0)->crc;
+	for (i = 0; i < 2; i++) {
+		sf_end(fz, i)->mutate_priv = &fz->end[i];
+		sf_end(fz, i)->mutate = mf_watch;
+		sf_end(fz, i)->wire_mutate = mf_wire;
+	}
+}
+
+static const struct fz_transport mf_transport = {
+	.name = "MPA wire",
+	.per_block = MF_PER_BLOCK,
+	.init = mf_init,
+	.exit = sp_exit,
+	.link = sf_link,
+	.arm = mf_arm,
+	.told = sf_told,
+	.nterm = sf_nterm,
+	.quiesce = sf_quiesce,
+};
+
+static void mpa_fuzz(struct kunit *test)
+{
+	fz_run(test, &mf_transport, mf_first(test->param_value));
+}
+
+static struct kunit_case mpa_fuzz_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(mpa_fuzz, mf_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	{}
+};
+
+static struct kunit_suite mpa_fuzz_suite = {
+	.name = "sw_ddp_mpa_fuzz",
+	.init = mf_init,
+	.exit = sp_exit,
+	.test_cases = mpa_fuzz_cases,
+};
+
 static struct kunit_case stream_fuzz_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(stream_fuzz, sf_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
@@ -121,4 +231,4 @@ static struct kunit_suite stream_fuzz_suite = {
 	.test_cases = stream_fuzz_cases,
 };
 
-kunit_test_suites(&stream_fuzz_suite);
+kunit_test_suites(&stream_fuzz_suite, &mpa_fuzz_suite);

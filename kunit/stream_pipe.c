@@ -21,13 +21,34 @@ static u32 pipe_max_segment(struct sw_ddp_llp *llp)
 	return READ_ONCE(e->no_segment) ? 0 : SP_SEG_MAX;
 }
 
+/*
+ * Octets into the peer's MPA receive, as the TCP LLP hands them over:
+ * MPA's first error stops reception and goes to the stream (llp.h).
+ */
+static void pipe_feed(struct pipe_end *e, const u8 *p, u32 len, bool mapped)
+{
+	struct pipe_end *to = e->peer;
+	struct sw_ddp_term_err err;
+	struct flat_in f;
+
+	if (to->rx_dead || !len)
+		return;
+	flat_in_init(&f, p, len, mapped);
+	err = mpa_rx_feed(&to->rx, &f.in);
+	if (!sw_ddp_term_err_ok(err)) {
+		to->rx_dead = true;
+		sw_ddp_stream_rx_ops.error(to->stream, err);
+	}
+}
+
 /* Frame one ULPDU as MPA would, then deliver it to the peer. */
 static int pipe_deliver(struct pipe_end *e, const void *hdr, u32 hdr_len,
 			const struct bio_vec *bv, unsigned int nr_bv, u32 len)
 {
-	struct flat_in f;
-	u32 i, n = 0;
+	struct sp_wire w = { .p = e->wire, .size = SP_WIRE_MAX };
+	unsigned int times = 1;
 	int wire_len;
+	u32 i;
 
 	wire_len = mpa_tx_frame(&e->tx, hdr, hdr_len, bv, nr_bv, len);
 	if (wire_len < 0)
@@ -36,15 +57,20 @@ static int pipe_deliver(struct pipe_end *e, const void *hdr, u32 hdr_len,
 	if (WARN_ON(wire_len > SP_WIRE_MAX))
 		return -EMSGSIZE;
 	for (i = 0; i < e->tx.nr_bv; i++) {
-		memcpy_from_bvec(e->wire + n, &e->tx.bv[i]);
-		n += e->tx.bv[i].bv_len;
+		memcpy_from_bvec(e->wire + w.len, &e->tx.bv[i]);
+		w.len += e->tx.bv[i].bv_len;
 	}
-	if (e->cut && e->cut < n) {
-		e->kept = n - e->cut;
-		n = e->cut;
+	if (e->cut && e->cut < w.len) {
+		e->kept = w.len - e->cut;
+		w.len = e->cut;
 	}
-	flat_in_init(&f, e->wire, n, true);
-	mpa_rx_feed(&e->peer->rx, &f.in);
+	if (e->wire_mutate)
+		times = e->wire_mutate(e, &w);
+	w.split = min(w.split, w.len);
+	for (i = 0; i < times; i++) {
+		pipe_feed(e, w.p, w.split, !w.unmapped);
+		pipe_feed(e, w.p + w.split, w.len - w.split, !w.unmapped);
+	}
 	return 0;
 }
 
@@ -127,11 +153,10 @@ static int pipe_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 /* The rest of a segment cut short by pipe_deliver(), now. */
 void sp_deliver_kept(struct pipe_end *e)
 {
-	struct flat_in f;
+	u32 kept = e->kept;
 
-	flat_in_init(&f, e->wire + e->cut, e->kept, true);
 	e->kept = 0;
-	mpa_rx_feed(&e->peer->rx, &f.in);
+	pipe_feed(e, e->wire + e->cut, kept, true);
 }
 
 static void pipe_close(struct sw_ddp_llp *llp, bool abortive)
@@ -170,7 +195,8 @@ static struct ib_qp *stream_qp(struct kunit *test, struct stream_fx *sf,
 
 /* Connect end i to the other: what the connection manager will do. */
 static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
-			   const struct rtr_case *rc, u8 reads)
+			   const struct rtr_case *rc, u8 reads, bool crc,
+			   bool markers)
 {
 	struct pipe_end *e = &sf->end[i];
 	struct sw_ddp_qp *qp;
@@ -186,11 +212,13 @@ static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
 		e->llp.rtr_wait = rc->wait;
 	e->wire = kunit_kzalloc(test, SP_WIRE_MAX, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->wire);
-	KUNIT_ASSERT_EQ(test, mpa_tx_init(&e->tx, true, false, 0, SP_SEG_MAX,
+	e->crc = crc;
+	e->markers = markers;
+	KUNIT_ASSERT_EQ(test, mpa_tx_init(&e->tx, crc, markers, 0, SP_SEG_MAX,
 					  8), 0);
 	e->stream = sw_ddp_stream_create(qp, &e->llp, reads, reads);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(e->stream));
-	mpa_rx_init(&e->rx, &sw_ddp_stream_rx_ops, e->stream, true, false, 0);
+	mpa_rx_init(&e->rx, &sw_ddp_stream_rx_ops, e->stream, crc, markers, 0);
 	qp->llp = &e->llp;
 	sw_ddp_stream_attach(e->stream);
 	KUNIT_ASSERT_EQ(test, qf_modify_state(e->qp, IB_QPS_RTS), 0);
@@ -264,13 +292,17 @@ static int sp_srq(struct stream_fx *sf)
 	return 0;
 }
 
-/*
- * The two ends connected: their PD made with @pd_flags, @rc's RTR if not
- * NULL, IRD and ORD @reads at both ends, and, if @srq, end 1's receives
- * from an SRQ on a PD of its own.
- */
-static int sp_setup(struct kunit *test, int pd_flags,
-		    const struct rtr_case *rc, u8 reads, bool srq)
+/* How the two ends are set up */
+struct sp_cfg {
+	int pd_flags;			/* their PD's */
+	const struct rtr_case *rc;	/* RFC 6581 RTR, or NULL */
+	u8 reads;			/* IRD and ORD at both ends */
+	bool srq;			/* end 1 receives from an SRQ */
+	bool crc, markers;		/* MPA framing, both ways */
+};
+
+/* The two ends connected as @cfg says; an SRQ has a PD of its own. */
+static int sp_setup(struct kunit *test, const struct sp_cfg *cfg)
 {
 	struct stream_fx *sf;
 	int err, i;
@@ -279,7 +311,7 @@ static int sp_setup(struct kunit *test, int pd_flags,
 	if (!sf)
 		return -ENOMEM;
 	the_sf = sf;
-	err = qf_init_pd(test, pd_flags, &sf->pd);
+	err = qf_init_pd(test, cfg->pd_flags, &sf->pd);
 	if (err)
 		return err;
 	for (i = 0; i < 2; i++) {
@@ -288,32 +320,51 @@ static int sp_setup(struct kunit *test, int pd_flags,
 		if (!sf->buf[i])
 			return -ENOMEM;
 	}
-	if (srq) {
+	if (cfg->srq) {
 		err = sp_srq(sf);
 		if (err)
 			return err;
 	}
-	stream_connect(test, sf, 0, rc, reads);
-	stream_connect(test, sf, 1, rc, reads);
+	for (i = 0; i < 2; i++)
+		stream_connect(test, sf, i, cfg->rc, cfg->reads, cfg->crc,
+			       cfg->markers);
 	return 0;
 }
 
-/* The two ends connected, on a PD made with @pd_flags; @rc may be NULL. */
+/*
+ * The two ends connected, on a PD made with @pd_flags; @rc may be NULL.
+ * IRD and ORD 4, MPA with CRCs and without markers, as all that follow.
+ */
 int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc)
 {
-	return sp_setup(test, pd_flags, rc, 4, false);
+	return sp_setup(test, &(struct sp_cfg){ .pd_flags = pd_flags,
+			.rc = rc, .reads = 4, .crc = true });
 }
 
 /* As sp_init(), without an RTR, and IRD and ORD @reads at both ends. */
 int sp_init_reads(struct kunit *test, u8 reads)
 {
-	return sp_setup(test, IB_PD_UNSAFE_GLOBAL_RKEY, NULL, reads, false);
+	return sp_setup(test, &(struct sp_cfg){
+			.pd_flags = IB_PD_UNSAFE_GLOBAL_RKEY, .reads = reads,
+			.crc = true });
 }
 
 /* As sp_init(), without an RTR; end 1 receives from an SRQ on its own PD. */
 int sp_init_srq(struct kunit *test)
 {
-	return sp_setup(test, IB_PD_UNSAFE_GLOBAL_RKEY, NULL, 4, true);
+	return sp_setup(test, &(struct sp_cfg){
+			.pd_flags = IB_PD_UNSAFE_GLOBAL_RKEY, .reads = 4,
+			.srq = true, .crc = true });
+}
+
+/*
+ * The two ends connected on a PD without an rkey for all memory, no RTR,
+ * framing as @crc and @markers say (RFC 5044 §4).
+ */
+int sp_init_framing(struct kunit *test, bool crc, bool markers)
+{
+	return sp_setup(test, &(struct sp_cfg){ .reads = 4, .crc = crc,
+			.markers = markers });
 }
 
 /*

@@ -30,6 +30,22 @@ struct pipe_end;
  */
 typedef unsigned int (*sp_mutator)(struct pipe_end *e, u8 *ulpdu, u32 *len);
 
+/* An FPDU as MPA framed it, and how it is to reach the peer. */
+struct sp_wire {
+	u8 *p;
+	u32 len;
+	u32 size;		/* octets of room at p */
+	u32 split;		/* fed in two pieces, the first this long */
+	bool unmapped;		/* offered to be read, not mapped */
+};
+
+/*
+ * The FPDU on its way: a mutator may change its octets, its length (up
+ * to w->size) and how it is fed, and returns how many times it goes on
+ * the wire (0, 1 or 2).
+ */
+typedef unsigned int (*sp_wire_mutator)(struct pipe_end *e, struct sp_wire *w);
+
 struct pipe_end {
 	struct sw_ddp_llp llp;
 	struct pipe_end *peer;
@@ -38,6 +54,8 @@ struct pipe_end {
 	struct sw_ddp_stream *stream;
 	struct ib_qp *qp;
 	u8 *wire;
+	bool crc, markers;		/* the framing, both ways */
+	bool rx_dead;			/* MPA failed: what follows is dropped */
 	bool closed;
 	bool no_segment;		/* max_segment() 0: closing (llp.h) */
 	atomic_t rtr_received;		/* llp->ops->rtr_received() calls */
@@ -57,6 +75,7 @@ struct pipe_end {
 	sp_mutator mutate;		/* if set, with its page and state: */
 	u8 *ulpdu;
 	void *mutate_priv;
+	sp_wire_mutator wire_mutate;	/* if set, with mutate_priv */
 };
 
 struct stream_fx {
@@ -81,6 +100,7 @@ int sp_init(struct kunit *test);
 int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc);
 int sp_init_reads(struct kunit *test, u8 reads);
 int sp_init_srq(struct kunit *test);
+int sp_init_framing(struct kunit *test, bool crc, bool markers);
 void sp_exit(struct kunit *test);
 struct stream_fx *sp_fx(struct kunit *test);
 
