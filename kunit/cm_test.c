@@ -12,6 +12,7 @@
 #include <linux/in6.h>
 #include <linux/kthread.h>
 #include <linux/net.h>
+#include <linux/prandom.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <net/net_namespace.h>
@@ -38,6 +39,8 @@ struct cm_rec {
 	enum sw_ddp_tcp_close why;
 	u8 pdata[MPA_PD_MAX];
 	u16 pdata_len;
+	struct mpa_rr_info req;		/* the last Request handed up */
+	u8 req_pdata[MPA_PD_MAX];
 };
 
 static void cm_rec_init(struct cm_rec *r)
@@ -56,6 +59,9 @@ static int rec_request(struct sw_ddp_tcp_ep *l, struct sw_ddp_tcp_ep *child)
 	int ret = r->request_ret;
 
 	r->nreq++;
+	r->req = child->peer;
+	memcpy(r->req_pdata, child->peer.pdata, child->peer.pdata_len);
+	r->req.pdata = r->req_pdata;
 	if (!ret) {
 		sw_ddp_tcp_get(child);
 		r->child = child;
@@ -1148,6 +1154,331 @@ static void cm_test_short_v2(struct kunit *test)
 	cm_bad_request(test, h, sizeof(frame));
 }
 
+#define CM_FUZZ_SEEDS	64
+#define CM_FUZZ_JUNK	128
+#define CM_FUZZ_MAX	(sizeof(struct mpa_rr_hdr) + MPA_PD_MAX + 2 * CM_FUZZ_JUNK)
+
+/* A Request as an initiator might send it: either revision, any flags. */
+static u32 cm_fuzz_request(struct rnd_state *rnd, u8 *frame, u8 *pdata)
+{
+	struct mpa_rr_info info = {
+		.rev = MPA_REV_1 + prandom_u32_state(rnd) % 2,
+		.flags = prandom_u32_state(rnd) &
+			 (MPA_FLAG_C | MPA_FLAG_M | MPA_FLAG_ENHANCED),
+		.ird = prandom_u32_state(rnd),
+		.ord = prandom_u32_state(rnd),
+		.pdata = pdata,
+	};
+	int len;
+
+	if (info.rev == MPA_REV_1)
+		info.flags &= ~MPA_FLAG_ENHANCED;
+	info.pdata_len = prandom_u32_state(rnd) % 8 ? prandom_u32_state(rnd) % 64 :
+			 MPA_PD_MAX - (mpa_rr_enhanced(&info) ? 4 : 0);
+	prandom_bytes_state(rnd, pdata, info.pdata_len);
+	len = mpa_rr_build(frame, CM_FUZZ_MAX, &info, false);
+	return len > 0 ? len : 0;
+}
+
+/*
+ * The first @len octets of @frame spoilt one way of five, or not at all;
+ * the length to send returned.
+ */
+static u32 cm_fuzz_spoil(struct rnd_state *rnd, u8 *frame, u32 len)
+{
+	static const u16 pd_edges[] = { 0, 1, 3, 4, 5, MPA_PD_MAX,
+					MPA_PD_MAX + 1, U16_MAX };
+	struct mpa_rr_hdr *h = (void *)frame;
+	u32 i;
+
+	if (!len)
+		return 0;
+	switch (prandom_u32_state(rnd) % 8) {
+	case 0:		/* a bit of the header */
+		frame[prandom_u32_state(rnd) % sizeof(*h)] ^=
+			1 << prandom_u32_state(rnd) % 8;
+		break;
+	case 1:		/* a bit of anything */
+		frame[prandom_u32_state(rnd) % len] ^=
+			1 << prandom_u32_state(rnd) % 8;
+		break;
+	case 2:		/* PD_Length: an edge, or about what follows */
+		i = prandom_u32_state(rnd) % (ARRAY_SIZE(pd_edges) + 3);
+		h->pd_len = cpu_to_be16(i < ARRAY_SIZE(pd_edges) ? pd_edges[i] :
+					len - sizeof(*h) + i -
+					ARRAY_SIZE(pd_edges) - 1);
+		break;
+	case 3:		/* cut short */
+		return prandom_u32_state(rnd) % len;
+	case 4:		/* FPDU octets (or noise) right behind it */
+		i = 1 + prandom_u32_state(rnd) % CM_FUZZ_JUNK;
+		prandom_bytes_state(rnd, frame + len, i);
+		return len + i;
+	default:
+		break;
+	}
+	return len;
+}
+
+/*
+ * Would a reader of @frame's first @sent octets wait for more?  It takes
+ * the frame at the length its header says, and has the key and
+ * PD_Length checked as soon as they are in (RFC 5044).
+ */
+static bool cm_fuzz_short(const u8 *frame, u32 sent, const char *key)
+{
+	const struct mpa_rr_hdr *h = (const void *)frame;
+
+	if (sent < sizeof(*h))
+		return true;
+	return !memcmp(h->key, key, MPA_KEY_LEN) &&
+	       be16_to_cpu(h->pd_len) <= MPA_PD_MAX &&
+	       sent < sizeof(*h) + be16_to_cpu(h->pd_len);
+}
+
+/* All of it, or false once the peer reset the connection. */
+static bool cm_fuzz_send(struct socket *sock, const u8 *buf, u32 len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_sendmsg(sock, &msg, &iov, 1, len) == (int)len;
+}
+
+/*
+ * RFC 5044 "Connection Setup", from the listener's side, where anyone
+ * may connect: whatever comes as a Request, the owner is handed one that
+ * mpa_rr_validate() (proven in mpa_test.c) takes, its fields as sent, or
+ * the connection is dropped with no Reply and no word to the owner.  The
+ * frame is taken at the length its header says, so what follows it (the
+ * first FPDUs) is not part of it; one cut short is followed by a FIN,
+ * and every other is judged before the listener's timeout.
+ * Seeded: spoilt once or twice (a PD_Length over 512 with more octets
+ * behind it than the frame can hold, say), sent in one piece or several
+ * with a pause between them.
+ */
+static void cm_test_request_fuzz(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	u8 *frame = kunit_kzalloc(test, CM_FUZZ_MAX, GFP_KERNEL);
+	u8 *pdata = kunit_kzalloc(test, MPA_PD_MAX, GFP_KERNEL);
+	const struct mpa_rr_hdr *h = (void *)frame;
+	struct mpa_rr_info want;
+	struct rnd_state rnd;
+	int seed, nreq = 0, got, end;
+	u32 len, sent, at, piece;
+	unsigned long start;
+	bool valid;
+	u8 buf[8];
+
+	KUNIT_ASSERT_NOT_NULL(test, frame);
+	KUNIT_ASSERT_NOT_NULL(test, pdata);
+	t->pas.request_ret = -ECONNREFUSED;	/* drop it once seen */
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
+		prandom_seed_state(&rnd, seed);
+		len = cm_fuzz_request(&rnd, frame, pdata);
+		KUNIT_ASSERT_GT(test, len, 0U);
+		sent = cm_fuzz_spoil(&rnd, frame, len);
+		if (!(prandom_u32_state(&rnd) % 4))	/* and again */
+			sent = cm_fuzz_spoil(&rnd, frame, sent);
+		len = sizeof(*h) + be16_to_cpu(h->pd_len);
+		valid = sent >= sizeof(*h) && len <= sent &&
+			!memcmp(h->key, MPA_KEY_REQ, MPA_KEY_LEN) &&
+			sw_ddp_term_err_ok(mpa_rr_validate(frame, len, false,
+							   &want));
+
+		reinit_completion(&t->pas.req_done);
+		raw_connect(test);
+		tcp_sock_set_nodelay(t->raw->sk);
+		for (at = 0; at < sent; at += piece) {
+			piece = sent - at;
+			if (prandom_u32_state(&rnd) % 2)
+				piece = 1 + prandom_u32_state(&rnd) % piece;
+			/*
+			 * Reset: a bad header before the rest is in, or
+			 * the Request refused before what follows it
+			 */
+			if (!cm_fuzz_send(t->raw, frame + at, piece)) {
+				KUNIT_EXPECT_TRUE_MSG(test, !valid || at >= len,
+						      "seed %d: reset at %u",
+						      seed, at);
+				break;
+			}
+			if (at + piece < sent)
+				usleep_range(1000, 2000);
+		}
+		/* cut short: FIN; anything else is judged without waiting */
+		start = jiffies;
+		if (cm_fuzz_short(frame, sent, MPA_KEY_REQ))
+			kernel_sock_shutdown(t->raw, SHUT_WR);
+		if (valid) {
+			cm_wait(test, &t->pas.req_done);
+			nreq++;
+			KUNIT_EXPECT_EQ(test, want.rev, t->pas.req.rev);
+			KUNIT_EXPECT_EQ(test, want.flags, t->pas.req.flags);
+			KUNIT_EXPECT_EQ(test, want.ird, t->pas.req.ird);
+			KUNIT_EXPECT_EQ(test, want.ord, t->pas.req.ord);
+			KUNIT_EXPECT_EQ(test, want.pdata_len,
+					t->pas.req.pdata_len);
+			if (want.pdata_len)
+				KUNIT_EXPECT_MEMEQ(test, want.pdata,
+						   t->pas.req.pdata,
+						   want.pdata_len);
+		}
+		end = raw_peer_drain(t->raw, buf, sizeof(buf), &got);
+		KUNIT_EXPECT_TRUE_MSG(test, end == 0 || end == -ECONNRESET,
+				      "seed %d: %d", seed, end);
+		KUNIT_EXPECT_EQ_MSG(test, 0, got, "seed %d: a Reply", seed);
+		KUNIT_EXPECT_LT_MSG(test, jiffies - start, CM_TIMEOUT,
+				    "seed %d: dropped only by the timeout", seed);
+		KUNIT_EXPECT_EQ_MSG(test, nreq, t->pas.nreq, "seed %d", seed);
+		sock_release(t->raw);
+		t->raw = NULL;
+		if (test->status == KUNIT_FAILURE)
+			return;
+	}
+	kunit_info(test, "%d of %d Requests handed up\n", nreq, seed);
+}
+
+/* Our Request, read whole by a raw responder. */
+static void cm_fuzz_read_request(struct kunit *test, struct socket *conn,
+				 u8 *buf)
+{
+	const struct mpa_rr_hdr *h = (void *)buf;
+	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(*h) };
+	struct msghdr msg = {};
+
+	KUNIT_ASSERT_EQ(test, (int)sizeof(*h),
+			kernel_recvmsg(conn, &msg, &iov, 1, sizeof(*h),
+				       MSG_WAITALL));
+	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REQ, h->key, MPA_KEY_LEN);
+	iov.iov_base = buf + sizeof(*h);
+	iov.iov_len = be16_to_cpu(h->pd_len);
+	if (iov.iov_len)
+		KUNIT_ASSERT_EQ(test, (int)iov.iov_len,
+				kernel_recvmsg(conn, &msg, &iov, 1,
+					       iov.iov_len, MSG_WAITALL));
+}
+
+/* What an initiator's owner hears of @frame, @sent octets of it, and FIN. */
+static int cm_fuzz_reply_status(const struct sw_ddp_mpa_cfg *offer,
+				const u8 *frame, u32 sent,
+				struct mpa_rr_info *rep)
+{
+	const struct mpa_rr_hdr *h = (const void *)frame;
+	u32 len = sizeof(*h) + be16_to_cpu(h->pd_len);
+	struct sw_ddp_term_err term;
+	struct sw_ddp_mpa_conn conn;
+
+	if (sent < sizeof(*h))
+		return -ECONNRESET;
+	/* RFC 5044: the key and PD_Length are checked as soon as they are in */
+	if (memcmp(h->key, MPA_KEY_REP, MPA_KEY_LEN) ||
+	    be16_to_cpu(h->pd_len) > MPA_PD_MAX)
+		return -EPROTO;
+	if (sent < len)
+		return -ECONNRESET;
+	if (!sw_ddp_term_err_ok(mpa_rr_validate(frame, len, true, rep)))
+		return -EPROTO;
+	if (rep->flags & MPA_FLAG_R)
+		return -ECONNREFUSED;
+	return sw_ddp_mpa_conclude(offer, rep, &conn, &term);
+}
+
+/*
+ * RFC 5044 "Connection Setup", RFC 6581 §8 from the initiator's side:
+ * whatever a responder sends as its Reply, the owner hears once, and
+ * what it hears is what the Reply says as mpa_rr_validate() and
+ * sw_ddp_mpa_conclude() (mpa_test.c) read it: a refusal with its private
+ * data, a Reply we cannot live with, or success; a Reply malformed or
+ * cut short is a protocol error or a lost connection.  Seeded as
+ * cm_test_request_fuzz(), Requests of either revision asking for
+ * whatever they may.
+ */
+static void cm_test_reply_fuzz(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	u8 *frame = kunit_kzalloc(test, CM_FUZZ_MAX, GFP_KERNEL);
+	u8 *pdata = kunit_kzalloc(test, MPA_PD_MAX, GFP_KERNEL);
+	struct sw_ddp_mpa_cfg offer;
+	struct sockaddr_storage ss;
+	struct mpa_rr_info rep;
+	struct socket *conn;
+	struct rnd_state rnd;
+	int seed, want, nconn = 0, nok = 0;
+	u32 len, sent, at, piece;
+
+	KUNIT_ASSERT_NOT_NULL(test, frame);
+	KUNIT_ASSERT_NOT_NULL(test, pdata);
+	raw_socket(test, AF_INET);
+	cm_addr(&ss, AF_INET, false);
+	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw, (struct sockaddr *)&ss,
+					     sizeof(struct sockaddr_in)));
+	KUNIT_ASSERT_EQ(test, 0, kernel_listen(t->raw, 1));
+	KUNIT_ASSERT_GE(test, kernel_getsockname(t->raw,
+						 (struct sockaddr *)&t->laddr),
+			0);
+	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
+		prandom_seed_state(&rnd, seed);
+		offer = (struct sw_ddp_mpa_cfg){
+			.rev = MPA_REV_1 + prandom_u32_state(&rnd) % 2,
+			.crc = prandom_u32_state(&rnd) % 2,
+			.markers = prandom_u32_state(&rnd) % 2,
+			.ird = 1 + prandom_u32_state(&rnd) % 16,
+			.ord = 1 + prandom_u32_state(&rnd) % 16,
+			.rtr = prandom_u32_state(&rnd) % 8,
+		};
+		offer.p2p = offer.rev == MPA_REV_2 && offer.rtr;
+		reinit_completion(&t->act.conn_done);
+		cm_connect(test, &offer, CM_TIMEOUT);
+		KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
+		conn->sk->sk_rcvtimeo = CM_WAIT;
+		tcp_sock_set_nodelay(conn->sk);
+		cm_fuzz_read_request(test, conn, frame);
+
+		len = cm_fuzz_request(&rnd, frame, pdata);
+		KUNIT_ASSERT_GT(test, len, 0U);
+		memcpy(frame, MPA_KEY_REP, MPA_KEY_LEN);
+		if (!(prandom_u32_state(&rnd) % 4))
+			frame[MPA_KEY_LEN] |= MPA_FLAG_R;
+		sent = cm_fuzz_spoil(&rnd, frame, len);
+		if (!(prandom_u32_state(&rnd) % 4))
+			sent = cm_fuzz_spoil(&rnd, frame, sent);
+		want = cm_fuzz_reply_status(&offer, frame, sent, &rep);
+
+		for (at = 0; at < sent; at += piece) {
+			piece = sent - at;
+			if (prandom_u32_state(&rnd) % 2)
+				piece = 1 + prandom_u32_state(&rnd) % piece;
+			if (!cm_fuzz_send(conn, frame + at, piece))
+				break;	/* the initiator gave up */
+			if (at + piece < sent)
+				usleep_range(1000, 2000);
+		}
+		if (cm_fuzz_short(frame, sent, MPA_KEY_REP))
+			kernel_sock_shutdown(conn, SHUT_WR);
+		cm_wait(test, &t->act.conn_done);
+		nconn++;
+		nok += !want;
+		KUNIT_EXPECT_EQ_MSG(test, nconn, t->act.nconn, "seed %d", seed);
+		KUNIT_EXPECT_EQ_MSG(test, want, t->act.status, "seed %d", seed);
+		if (want == -ECONNREFUSED) {
+			KUNIT_EXPECT_EQ(test, rep.pdata_len, t->act.pdata_len);
+			if (rep.pdata_len)
+				KUNIT_EXPECT_MEMEQ(test, rep.pdata,
+						   t->act.pdata,
+						   rep.pdata_len);
+		}
+		cm_close_ep(t->conn);
+		t->conn = NULL;
+		sock_release(conn);
+		if (test->status == KUNIT_FAILURE)
+			return;
+	}
+	kunit_info(test, "%d of %d Replies accepted\n", nok, seed);
+}
+
 /* A peer that says nothing is dropped when the timeout fires. */
 static void cm_test_silent_initiator(struct kunit *test)
 {
@@ -1553,6 +1884,8 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_bad_rev),
 	KUNIT_CASE(cm_test_oversized_pdata),
 	KUNIT_CASE(cm_test_short_v2),
+	KUNIT_CASE(cm_test_request_fuzz),
+	KUNIT_CASE(cm_test_reply_fuzz),
 	KUNIT_CASE(cm_test_silent_initiator),
 	KUNIT_CASE(cm_test_unanswered_request),
 	KUNIT_CASE(cm_test_reject_after_reset),
