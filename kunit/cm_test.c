@@ -994,6 +994,22 @@ static void raw_connect(struct kunit *test)
 						0));
 }
 
+/* A raw responder (t->raw) listening on loopback, at t->laddr. */
+static void raw_listen(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct sockaddr_storage ss;
+
+	raw_socket(test, AF_INET);
+	cm_addr(&ss, AF_INET, false);
+	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw, (struct sockaddr *)&ss,
+					     sizeof(struct sockaddr_in)));
+	KUNIT_ASSERT_EQ(test, 0, kernel_listen(t->raw, 1));
+	KUNIT_ASSERT_GE(test, kernel_getsockname(t->raw,
+						 (struct sockaddr *)&t->laddr),
+			0);
+}
+
 /* A bad Request: the responder drops the connection, nobody hears of it */
 static void cm_bad_request(struct kunit *test, const struct mpa_rr_hdr *h,
 			   size_t len)
@@ -1402,7 +1418,6 @@ static void cm_test_reply_fuzz(struct kunit *test)
 	u8 *frame = kunit_kzalloc(test, CM_FUZZ_MAX, GFP_KERNEL);
 	u8 *pdata = kunit_kzalloc(test, MPA_PD_MAX, GFP_KERNEL);
 	struct sw_ddp_mpa_cfg offer;
-	struct sockaddr_storage ss;
 	struct mpa_rr_info rep;
 	struct socket *conn;
 	struct rnd_state rnd;
@@ -1411,14 +1426,7 @@ static void cm_test_reply_fuzz(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, frame);
 	KUNIT_ASSERT_NOT_NULL(test, pdata);
-	raw_socket(test, AF_INET);
-	cm_addr(&ss, AF_INET, false);
-	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw, (struct sockaddr *)&ss,
-					     sizeof(struct sockaddr_in)));
-	KUNIT_ASSERT_EQ(test, 0, kernel_listen(t->raw, 1));
-	KUNIT_ASSERT_GE(test, kernel_getsockname(t->raw,
-						 (struct sockaddr *)&t->laddr),
-			0);
+	raw_listen(test);
 	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
 		prandom_seed_state(&rnd, seed);
 		offer = (struct sw_ddp_mpa_cfg){
@@ -1671,20 +1679,12 @@ static struct socket *raw_serve_offer(struct kunit *test,
 				      unsigned long timeout)
 {
 	struct cm_test *t = test->priv;
-	struct sockaddr_storage ss;
 	struct socket *conn;
 	u8 buf[sizeof(struct mpa_rr_hdr) + 4];
 	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr msg = {};
 
-	raw_socket(test, AF_INET);
-	cm_addr(&ss, AF_INET, false);
-	KUNIT_ASSERT_EQ(test, 0, kernel_bind(t->raw, (struct sockaddr *)&ss,
-					     sizeof(struct sockaddr_in)));
-	KUNIT_ASSERT_EQ(test, 0, kernel_listen(t->raw, 1));
-	KUNIT_ASSERT_GE(test, kernel_getsockname(t->raw,
-						 (struct sockaddr *)&t->laddr),
-			0);
+	raw_listen(test);
 	cm_connect(test, offer, timeout);
 	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
 	conn->sk->sk_rcvtimeo = CM_WAIT;
