@@ -15,6 +15,7 @@
 #include <linux/in.h>
 #include <linux/kthread.h>
 #include <linux/net.h>
+#include <linux/prandom.h>
 #include <linux/sched/signal.h>
 #include <linux/sctp.h>
 #include <net/net_namespace.h>
@@ -662,6 +663,182 @@ static void sess_test_bad_initiate(struct kunit *test)
 	/* a good one on the same stream then starts a session */
 	raw_ctrl(test, t->raw, 1, 0, SCTP_DDP_FUNC_INITIATE, 0);
 	sess_wait(test, &t->pas.req_done);
+}
+
+#define SESS_FUZZ_ROUNDS	4
+#define SESS_FUZZ_STEPS		300
+#define SESS_FUZZ_SIDS		6	/* streams the peer uses */
+#define SESS_FUZZ_MAX		32	/* sessions a round may accept */
+
+/* What the raw peer's chunks in a round have left us with */
+struct sess_fuzz {
+	struct rnd_state rnd;
+	u16 ssn[SESS_FUZZ_SIDS];	/* the next in order, per stream */
+	struct sw_ddp_sctp_session *acc[SESS_FUZZ_MAX];
+	int nacc;
+	int ninit;			/* Initiates sent */
+};
+
+static u32 sess_fuzz_rand(struct sess_fuzz *f, u32 n)
+{
+	return prandom_u32_state(&f->rnd) % n;
+}
+
+/* A DDP-SSN for stream @sid: mostly the next, else a new start or noise */
+static u16 sess_fuzz_ssn(struct sess_fuzz *f, u16 sid)
+{
+	switch (sess_fuzz_rand(f, 8)) {
+	case 0:
+	case 1:
+		f->ssn[sid] = 1;
+		return 0;
+	case 2:
+		return prandom_u32_state(&f->rnd);
+	default:
+		return f->ssn[sid]++;
+	}
+}
+
+/*
+ * One chunk from the raw peer: mostly Session Control, any function.
+ * True for an Initiate.
+ */
+static bool sess_fuzz_chunk(struct kunit *test, struct sess_fuzz *f)
+{
+	static const u16 funcs[] = {
+		SCTP_DDP_FUNC_INITIATE, SCTP_DDP_FUNC_INITIATE,
+		SCTP_DDP_FUNC_ACCEPT, SCTP_DDP_FUNC_REJECT,
+		SCTP_DDP_FUNC_TERMINATE, SCTP_DDP_FUNC_TERMINATE, 0, 5,
+	};
+	static const u16 pdata_lens[] = { 1, 4, SCTP_DDP_PDATA_MAX,
+					  SCTP_DDP_PDATA_MAX + 1 };
+	struct sess_test *t = test->priv;
+	u16 sid = sess_fuzz_rand(f, SESS_FUZZ_SIDS), func, len, ssn;
+	u8 seg[48];
+
+	if (sess_fuzz_rand(f, 4)) {
+		func = funcs[sess_fuzz_rand(f, ARRAY_SIZE(funcs))];
+		len = sess_fuzz_rand(f, 4) ? 0 :
+		      pdata_lens[sess_fuzz_rand(f, ARRAY_SIZE(pdata_lens))];
+		f->ninit += func == SCTP_DDP_FUNC_INITIATE;
+		raw_ctrl(test, t->raw, sid, sess_fuzz_ssn(f, sid), func, len);
+		return func == SCTP_DDP_FUNC_INITIATE;
+	}
+	/* a DDP Segment chunk (or a PPID of neither kind): noise */
+	len = 2 + sess_fuzz_rand(f, sizeof(seg) - 2);
+	prandom_bytes_state(&f->rnd, seg, len);
+	ssn = sess_fuzz_ssn(f, sid);
+	seg[0] = ssn >> 8;
+	seg[1] = ssn & 0xff;
+	KUNIT_ASSERT_EQ(test, (int)len,
+			sctp_raw_send(t->raw, sid, sess_fuzz_rand(f, 8) ?
+				      SCTP_DDP_PPID_SEGMENT : 99, seg, len));
+	return false;
+}
+
+/*
+ * The owner answers the Request it holds, if any (@due: req_done was
+ * just waited for): accept, reject or close.
+ */
+static void sess_fuzz_answer(struct kunit *test, struct sess_fuzz *f,
+			     bool due)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+
+	if (!due && !try_wait_for_completion(&t->pas.req_done))
+		return;
+	s = sess_take_req(t);
+	switch (f->nacc < SESS_FUZZ_MAX ? sess_fuzz_rand(f, 4) : 2) {
+	case 0:
+	case 1:
+		if (!sess_accept(s, &t->pas, NULL)) {
+			f->acc[f->nacc++] = s;	/* closed at the end */
+			return;
+		}
+		break;
+	case 2:
+		sw_ddp_sctp_lock(s);
+		sw_ddp_sctp_reject(s, NULL, 0);
+		sw_ddp_sctp_unlock(s);
+		break;
+	default:
+		break;
+	}
+	sess_drop(s);
+}
+
+/* Whatever we sent the raw peer, taken off its socket. */
+static void sess_fuzz_drain(struct sess_test *t)
+{
+	u8 buf[64];
+	u32 ppid;
+	u16 sid;
+
+	while (sctp_raw_recv(t->raw, &sid, &ppid, buf, sizeof(buf),
+			     MSG_DONTWAIT) > 0)
+		;
+}
+
+/*
+ * RFC 5043 §6: a peer's Session Control in any order, on any stream,
+ * with DDP-SSNs mostly in order, and DDP Segment chunks in between,
+ * while the owner accepts, rejects or closes what it is handed.  Each
+ * session accepted hears of its end once: from the peer, from our
+ * Terminate, or when the association goes at the end of the round;
+ * no more Requests are handed up than Initiates sent.  KASAN, lockdep
+ * and kmemleak watch the rest.  Seeded, four rounds of 300 chunks.
+ */
+static void sess_test_ctrl_fuzz(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	int round, step, i, nclosed = 0, nacc = 0, ninit = 0, nreq = 0;
+	struct sess_fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	unsigned long end;
+	bool due;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	sess_listen(test, 4);
+	for (round = 0; round < SESS_FUZZ_ROUNDS; round++) {
+		memset(f, 0, sizeof(*f));
+		prandom_seed_state(&f->rnd, round);
+		raw_connect(test, true);
+		for (step = 0; step < SESS_FUZZ_STEPS; step++) {
+			/* an Initiate is mostly answered before what follows */
+			due = sess_fuzz_chunk(test, f) && sess_fuzz_rand(f, 4) &&
+			      wait_for_completion_timeout(&t->pas.req_done,
+							  HZ / 20);
+			if (!due && !sess_fuzz_rand(f, 4))
+				usleep_range(1000, 2000);
+			sess_fuzz_answer(test, f, due);
+			sess_fuzz_drain(t);
+		}
+		msleep(50);
+		sess_fuzz_answer(test, f, false);
+		/* the association goes: every session on it ends */
+		sock_no_linger(t->raw->sk);
+		sock_release(t->raw);
+		t->raw = NULL;
+		nacc += f->nacc;
+		ninit += f->ninit;
+		end = jiffies + SESS_WAIT;
+		while (t->pas.nclosed < nacc && time_before(jiffies, end))
+			msleep(20);
+		KUNIT_EXPECT_EQ_MSG(test, nacc, t->pas.nclosed,
+				    "round %d: sessions accepted, ends heard",
+				    round);
+		KUNIT_EXPECT_LE(test, t->pas.nreq, ninit);
+		for (i = 0; i < f->nacc; i++)
+			sess_drop(f->acc[i]);
+		nclosed = t->pas.nclosed;
+		kunit_info(test, "round %d: %d Initiates, %d handed up, %d accepted\n",
+			   round, f->ninit, t->pas.nreq - nreq, f->nacc);
+		nreq = t->pas.nreq;
+		if (test->status == KUNIT_FAILURE)
+			return;
+	}
+	msleep(100);	/* nothing more is heard once all are dropped */
+	KUNIT_EXPECT_EQ(test, nclosed, t->pas.nclosed);
 }
 
 /*
@@ -1771,6 +1948,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_segment_before_accept),
 	KUNIT_CASE(sess_test_ahead_before_accept),
 	KUNIT_CASE(sess_test_bad_initiate),
+	KUNIT_CASE_SLOW(sess_test_ctrl_fuzz),
 	KUNIT_CASE(sess_test_reinitiate),
 	KUNIT_CASE(sess_test_reinitiate_wrapped),
 	KUNIT_CASE(sess_test_closed_gives_back),
