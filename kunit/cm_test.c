@@ -19,6 +19,7 @@
 #include <net/sock.h>
 
 #include "cm.h"
+#include "fuzz.h"
 #include "llp_tcp.h"
 #include "raw_peer.h"
 #include "rdmap.h"
@@ -1010,6 +1011,37 @@ static void raw_listen(struct kunit *test)
 			0);
 }
 
+/*
+ * The raw responder (raw_listen()) takes our initiator's connection, made
+ * with @offer, and reads its Request whole.
+ */
+static struct socket *raw_accept_request(struct kunit *test,
+					 const struct sw_ddp_mpa_cfg *offer,
+					 unsigned long timeout)
+{
+	struct cm_test *t = test->priv;
+	u8 buf[sizeof(struct mpa_rr_hdr) + MPA_PD_MAX];
+	const struct mpa_rr_hdr *h = (void *)buf;
+	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(*h) };
+	struct msghdr msg = {};
+	struct socket *conn;
+
+	cm_connect(test, offer, timeout);
+	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
+	conn->sk->sk_rcvtimeo = CM_WAIT;
+	KUNIT_ASSERT_EQ(test, (int)sizeof(*h),
+			kernel_recvmsg(conn, &msg, &iov, 1, sizeof(*h),
+				       MSG_WAITALL));
+	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REQ, h->key, MPA_KEY_LEN);
+	iov.iov_base = buf + sizeof(*h);
+	iov.iov_len = be16_to_cpu(h->pd_len);
+	if (iov.iov_len)
+		KUNIT_ASSERT_EQ(test, (int)iov.iov_len,
+				kernel_recvmsg(conn, &msg, &iov, 1,
+					       iov.iov_len, MSG_WAITALL));
+	return conn;
+}
+
 /* A bad Request: the responder drops the connection, nobody hears of it */
 static void cm_bad_request(struct kunit *test, const struct mpa_rr_hdr *h,
 			   size_t len)
@@ -1178,7 +1210,7 @@ static void cm_test_short_v2(struct kunit *test)
 static u32 cm_fuzz_request(struct rnd_state *rnd, u8 *frame, u8 *pdata)
 {
 	struct mpa_rr_info info = {
-		.rev = MPA_REV_1 + prandom_u32_state(rnd) % 2,
+		.rev = MPA_REV_1 + fz_rand(rnd, 2),
 		.flags = prandom_u32_state(rnd) &
 			 (MPA_FLAG_C | MPA_FLAG_M | MPA_FLAG_ENHANCED),
 		.ird = prandom_u32_state(rnd),
@@ -1189,7 +1221,7 @@ static u32 cm_fuzz_request(struct rnd_state *rnd, u8 *frame, u8 *pdata)
 
 	if (info.rev == MPA_REV_1)
 		info.flags &= ~MPA_FLAG_ENHANCED;
-	info.pdata_len = prandom_u32_state(rnd) % 8 ? prandom_u32_state(rnd) % 64 :
+	info.pdata_len = fz_rand(rnd, 8) ? fz_rand(rnd, 64) :
 			 MPA_PD_MAX - (mpa_rr_enhanced(&info) ? 4 : 0);
 	prandom_bytes_state(rnd, pdata, info.pdata_len);
 	len = mpa_rr_build(frame, CM_FUZZ_MAX, &info, false);
@@ -1209,25 +1241,25 @@ static u32 cm_fuzz_spoil(struct rnd_state *rnd, u8 *frame, u32 len)
 
 	if (!len)
 		return 0;
-	switch (prandom_u32_state(rnd) % 8) {
+	switch (fz_rand(rnd, 8)) {
 	case 0:		/* a bit of the header */
-		frame[prandom_u32_state(rnd) % sizeof(*h)] ^=
-			1 << prandom_u32_state(rnd) % 8;
+		frame[fz_rand(rnd, sizeof(*h))] ^=
+			1 << fz_rand(rnd, 8);
 		break;
 	case 1:		/* a bit of anything */
-		frame[prandom_u32_state(rnd) % len] ^=
-			1 << prandom_u32_state(rnd) % 8;
+		frame[fz_rand(rnd, len)] ^=
+			1 << fz_rand(rnd, 8);
 		break;
 	case 2:		/* PD_Length: an edge, or about what follows */
-		i = prandom_u32_state(rnd) % (ARRAY_SIZE(pd_edges) + 3);
+		i = fz_rand(rnd, ARRAY_SIZE(pd_edges) + 3);
 		h->pd_len = cpu_to_be16(i < ARRAY_SIZE(pd_edges) ? pd_edges[i] :
 					len - sizeof(*h) + i -
 					ARRAY_SIZE(pd_edges) - 1);
 		break;
 	case 3:		/* cut short */
-		return prandom_u32_state(rnd) % len;
+		return fz_rand(rnd, len);
 	case 4:		/* FPDU octets (or noise) right behind it */
-		i = 1 + prandom_u32_state(rnd) % CM_FUZZ_JUNK;
+		i = 1 + fz_rand(rnd, CM_FUZZ_JUNK);
 		prandom_bytes_state(rnd, frame + len, i);
 		return len + i;
 	default:
@@ -1296,7 +1328,7 @@ static void cm_test_request_fuzz(struct kunit *test)
 		len = cm_fuzz_request(&rnd, frame, pdata);
 		KUNIT_ASSERT_GT(test, len, 0U);
 		sent = cm_fuzz_spoil(&rnd, frame, len);
-		if (!(prandom_u32_state(&rnd) % 4))	/* and again */
+		if (!fz_rand(&rnd, 4))	/* and again */
 			sent = cm_fuzz_spoil(&rnd, frame, sent);
 		len = sizeof(*h) + be16_to_cpu(h->pd_len);
 		valid = sent >= sizeof(*h) && len <= sent &&
@@ -1309,8 +1341,8 @@ static void cm_test_request_fuzz(struct kunit *test)
 		tcp_sock_set_nodelay(t->raw->sk);
 		for (at = 0; at < sent; at += piece) {
 			piece = sent - at;
-			if (prandom_u32_state(&rnd) % 2)
-				piece = 1 + prandom_u32_state(&rnd) % piece;
+			if (fz_rand(&rnd, 2))
+				piece = 1 + fz_rand(&rnd, piece);
 			/*
 			 * Reset: a bad header before the rest is in, or
 			 * the Request refused before what follows it
@@ -1355,26 +1387,6 @@ static void cm_test_request_fuzz(struct kunit *test)
 			return;
 	}
 	kunit_info(test, "%d of %d Requests handed up\n", nreq, seed);
-}
-
-/* Our Request, read whole by a raw responder. */
-static void cm_fuzz_read_request(struct kunit *test, struct socket *conn,
-				 u8 *buf)
-{
-	const struct mpa_rr_hdr *h = (void *)buf;
-	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(*h) };
-	struct msghdr msg = {};
-
-	KUNIT_ASSERT_EQ(test, (int)sizeof(*h),
-			kernel_recvmsg(conn, &msg, &iov, 1, sizeof(*h),
-				       MSG_WAITALL));
-	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REQ, h->key, MPA_KEY_LEN);
-	iov.iov_base = buf + sizeof(*h);
-	iov.iov_len = be16_to_cpu(h->pd_len);
-	if (iov.iov_len)
-		KUNIT_ASSERT_EQ(test, (int)iov.iov_len,
-				kernel_recvmsg(conn, &msg, &iov, 1,
-					       iov.iov_len, MSG_WAITALL));
 }
 
 /* What an initiator's owner hears of @frame, @sent octets of it, and FIN. */
@@ -1430,35 +1442,32 @@ static void cm_test_reply_fuzz(struct kunit *test)
 	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
 		prandom_seed_state(&rnd, seed);
 		offer = (struct sw_ddp_mpa_cfg){
-			.rev = MPA_REV_1 + prandom_u32_state(&rnd) % 2,
-			.crc = prandom_u32_state(&rnd) % 2,
-			.markers = prandom_u32_state(&rnd) % 2,
-			.ird = 1 + prandom_u32_state(&rnd) % 16,
-			.ord = 1 + prandom_u32_state(&rnd) % 16,
-			.rtr = prandom_u32_state(&rnd) % 8,
+			.rev = MPA_REV_1 + fz_rand(&rnd, 2),
+			.crc = fz_rand(&rnd, 2),
+			.markers = fz_rand(&rnd, 2),
+			.ird = 1 + fz_rand(&rnd, 16),
+			.ord = 1 + fz_rand(&rnd, 16),
+			.rtr = fz_rand(&rnd, 8),
 		};
 		offer.p2p = offer.rev == MPA_REV_2 && offer.rtr;
 		reinit_completion(&t->act.conn_done);
-		cm_connect(test, &offer, CM_TIMEOUT);
-		KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
-		conn->sk->sk_rcvtimeo = CM_WAIT;
+		conn = raw_accept_request(test, &offer, CM_TIMEOUT);
 		tcp_sock_set_nodelay(conn->sk);
-		cm_fuzz_read_request(test, conn, frame);
 
 		len = cm_fuzz_request(&rnd, frame, pdata);
 		KUNIT_ASSERT_GT(test, len, 0U);
 		memcpy(frame, MPA_KEY_REP, MPA_KEY_LEN);
-		if (!(prandom_u32_state(&rnd) % 4))
+		if (!fz_rand(&rnd, 4))
 			frame[MPA_KEY_LEN] |= MPA_FLAG_R;
 		sent = cm_fuzz_spoil(&rnd, frame, len);
-		if (!(prandom_u32_state(&rnd) % 4))
+		if (!fz_rand(&rnd, 4))
 			sent = cm_fuzz_spoil(&rnd, frame, sent);
 		want = cm_fuzz_reply_status(&offer, frame, sent, &rep);
 
 		for (at = 0; at < sent; at += piece) {
 			piece = sent - at;
-			if (prandom_u32_state(&rnd) % 2)
-				piece = 1 + prandom_u32_state(&rnd) % piece;
+			if (fz_rand(&rnd, 2))
+				piece = 1 + fz_rand(&rnd, piece);
 			if (!cm_fuzz_send(conn, frame + at, piece))
 				break;	/* the initiator gave up */
 			if (at + piece < sent)
@@ -1678,21 +1687,8 @@ static struct socket *raw_serve_offer(struct kunit *test,
 				      const struct sw_ddp_mpa_cfg *offer,
 				      unsigned long timeout)
 {
-	struct cm_test *t = test->priv;
-	struct socket *conn;
-	u8 buf[sizeof(struct mpa_rr_hdr) + 4];
-	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-	struct msghdr msg = {};
-
 	raw_listen(test);
-	cm_connect(test, offer, timeout);
-	KUNIT_ASSERT_EQ(test, 0, kernel_accept(t->raw, &conn, 0));
-	conn->sk->sk_rcvtimeo = CM_WAIT;
-	KUNIT_EXPECT_EQ(test, (int)sizeof(buf),
-			kernel_recvmsg(conn, &msg, &iov, 1, sizeof(buf),
-				       MSG_WAITALL));
-	KUNIT_EXPECT_MEMEQ(test, MPA_KEY_REQ, buf, MPA_KEY_LEN);
-	return conn;
+	return raw_accept_request(test, offer, timeout);
 }
 
 static struct socket *raw_serve(struct kunit *test)

@@ -258,6 +258,16 @@ void fz_watch(struct fz_end *fe, const u8 *ulpdu, u32 len)
 	fe->leaks += fz_leaks(ulpdu, len);
 }
 
+/* Up to 64 octets of noise after the @n at @p, within @size: the length. */
+static u32 fz_lengthen(struct rnd_state *rnd, u8 *p, u32 n, u32 size)
+{
+	u32 add = min_t(u32, 1 + fz_rand(rnd, 64), size - n), i;
+
+	for (i = 0; i < add; i++)
+		p[n + i] = prandom_u32_state(rnd);
+	return n + add;
+}
+
 /*
  * Spoil one ULPDU (DDP header and payload) in @rate of a thousand, in
  * place: *@len may change, up to a page.  Return how many times it goes
@@ -266,7 +276,7 @@ void fz_watch(struct fz_end *fe, const u8 *ulpdu, u32 len)
 unsigned int fz_mutate(struct fz_end *fe, u8 *p, u32 *len)
 {
 	struct rnd_state *rnd = &fe->rnd;
-	u32 n = *len, add, i;
+	u32 n = *len, i;
 
 	fz_watch(fe, p, n);
 	if (fz_rand(rnd, 1000) >= fe->rate || !n)
@@ -291,10 +301,7 @@ unsigned int fz_mutate(struct fz_end *fe, u8 *p, u32 *len)
 		*len = fz_rand(rnd, n);
 		break;
 	case 5:		/* lengthened */
-		add = min_t(u32, 1 + fz_rand(rnd, 64), PAGE_SIZE - n);
-		for (i = 0; i < add; i++)
-			p[n + i] = prandom_u32_state(rnd);
-		*len = n + add;
+		*len = fz_lengthen(rnd, p, n, PAGE_SIZE);
 		break;
 	case 6:		/* left out, or sent twice */
 		return fz_rand(rnd, 2) ? 0 : 2;
@@ -339,7 +346,7 @@ static u16 fz_ulpdu_len(struct rnd_state *rnd, u32 n)
 unsigned int fz_mutate_wire(struct fz_end *fe, u8 *p, u32 *len, u32 size)
 {
 	struct rnd_state *rnd = &fe->rnd;
-	u32 n = *len, add, i;
+	u32 n = *len, i;
 	__be16 v;
 
 	if (fz_rand(rnd, 1000) >= fe->rate || !n)
@@ -369,10 +376,7 @@ unsigned int fz_mutate_wire(struct fz_end *fe, u8 *p, u32 *len, u32 size)
 		*len = fz_rand(rnd, n);
 		break;
 	case 6:		/* lengthened */
-		add = min_t(u32, 1 + fz_rand(rnd, 64), size - n);
-		for (i = 0; i < add; i++)
-			p[n + i] = prandom_u32_state(rnd);
-		*len = n + add;
+		*len = fz_lengthen(rnd, p, n, size);
 		break;
 	default:	/* left out, or sent twice: not with fz->summed */
 		return fz_rand(rnd, 2) ? 0 : 2;

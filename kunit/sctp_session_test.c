@@ -22,6 +22,7 @@
 #include <net/sctp/sctp.h>
 #include <net/sock.h>
 
+#include "fuzz.h"
 #include "sctp_llp.h"
 #include "sctp_raw.h"
 
@@ -679,15 +680,10 @@ struct sess_fuzz {
 	int ninit;			/* Initiates sent */
 };
 
-static u32 sess_fuzz_rand(struct sess_fuzz *f, u32 n)
-{
-	return prandom_u32_state(&f->rnd) % n;
-}
-
 /* A DDP-SSN for stream @sid: mostly the next, else a new start or noise */
 static u16 sess_fuzz_ssn(struct sess_fuzz *f, u16 sid)
 {
-	switch (sess_fuzz_rand(f, 8)) {
+	switch (fz_rand(&f->rnd, 8)) {
 	case 0:
 	case 1:
 		f->ssn[sid] = 1;
@@ -713,25 +709,25 @@ static bool sess_fuzz_chunk(struct kunit *test, struct sess_fuzz *f)
 	static const u16 pdata_lens[] = { 1, 4, SCTP_DDP_PDATA_MAX,
 					  SCTP_DDP_PDATA_MAX + 1 };
 	struct sess_test *t = test->priv;
-	u16 sid = sess_fuzz_rand(f, SESS_FUZZ_SIDS), func, len, ssn;
+	u16 sid = fz_rand(&f->rnd, SESS_FUZZ_SIDS), func, len, ssn;
 	u8 seg[48];
 
-	if (sess_fuzz_rand(f, 4)) {
-		func = funcs[sess_fuzz_rand(f, ARRAY_SIZE(funcs))];
-		len = sess_fuzz_rand(f, 4) ? 0 :
-		      pdata_lens[sess_fuzz_rand(f, ARRAY_SIZE(pdata_lens))];
+	if (fz_rand(&f->rnd, 4)) {
+		func = funcs[fz_rand(&f->rnd, ARRAY_SIZE(funcs))];
+		len = fz_rand(&f->rnd, 4) ? 0 :
+		      pdata_lens[fz_rand(&f->rnd, ARRAY_SIZE(pdata_lens))];
 		f->ninit += func == SCTP_DDP_FUNC_INITIATE;
 		raw_ctrl(test, t->raw, sid, sess_fuzz_ssn(f, sid), func, len);
 		return func == SCTP_DDP_FUNC_INITIATE;
 	}
 	/* a DDP Segment chunk (or a PPID of neither kind): noise */
-	len = 2 + sess_fuzz_rand(f, sizeof(seg) - 2);
+	len = 2 + fz_rand(&f->rnd, sizeof(seg) - 2);
 	prandom_bytes_state(&f->rnd, seg, len);
 	ssn = sess_fuzz_ssn(f, sid);
 	seg[0] = ssn >> 8;
 	seg[1] = ssn & 0xff;
 	KUNIT_ASSERT_EQ(test, (int)len,
-			sctp_raw_send(t->raw, sid, sess_fuzz_rand(f, 8) ?
+			sctp_raw_send(t->raw, sid, fz_rand(&f->rnd, 8) ?
 				      SCTP_DDP_PPID_SEGMENT : 99, seg, len));
 	return false;
 }
@@ -749,7 +745,7 @@ static void sess_fuzz_answer(struct kunit *test, struct sess_fuzz *f,
 	if (!due && !try_wait_for_completion(&t->pas.req_done))
 		return;
 	s = sess_take_req(t);
-	switch (f->nacc < SESS_FUZZ_MAX ? sess_fuzz_rand(f, 4) : 2) {
+	switch (f->nacc < SESS_FUZZ_MAX ? fz_rand(&f->rnd, 4) : 2) {
 	case 0:
 	case 1:
 		if (!sess_accept(s, &t->pas, NULL)) {
@@ -805,10 +801,10 @@ static void sess_test_ctrl_fuzz(struct kunit *test)
 		raw_connect(test, true);
 		for (step = 0; step < SESS_FUZZ_STEPS; step++) {
 			/* an Initiate is mostly answered before what follows */
-			due = sess_fuzz_chunk(test, f) && sess_fuzz_rand(f, 4) &&
+			due = sess_fuzz_chunk(test, f) && fz_rand(&f->rnd, 4) &&
 			      wait_for_completion_timeout(&t->pas.req_done,
 							  HZ / 20);
-			if (!due && !sess_fuzz_rand(f, 4))
+			if (!due && !fz_rand(&f->rnd, 4))
 				usleep_range(1000, 2000);
 			sess_fuzz_answer(test, f, due);
 			sess_fuzz_drain(t);

@@ -22,23 +22,26 @@ static u32 pipe_max_segment(struct sw_ddp_llp *llp)
 }
 
 /*
- * Octets into the peer's MPA receive, as the TCP LLP hands them over:
- * MPA's first error stops reception and goes to the stream (llp.h).
+ * Octets from @e into its peer's MPA receive, as the TCP LLP hands them
+ * over: MPA's first error stops reception and goes to the stream
+ * (llp.h).  Return: that error, or SW_DDP_TERM_OK (also once stopped).
  */
-static void pipe_feed(struct pipe_end *e, const u8 *p, u32 len, bool mapped)
+struct sw_ddp_term_err sp_feed(struct pipe_end *e, const u8 *p, u32 len,
+			       bool mapped)
 {
 	struct pipe_end *to = e->peer;
 	struct sw_ddp_term_err err;
 	struct flat_in f;
 
 	if (to->rx_dead || !len)
-		return;
+		return SW_DDP_TERM_OK;
 	flat_in_init(&f, p, len, mapped);
 	err = mpa_rx_feed(&to->rx, &f.in);
 	if (!sw_ddp_term_err_ok(err)) {
 		to->rx_dead = true;
 		sw_ddp_stream_rx_ops.error(to->stream, err);
 	}
+	return err;
 }
 
 /* Frame one ULPDU as MPA would, then deliver it to the peer. */
@@ -68,8 +71,8 @@ static int pipe_deliver(struct pipe_end *e, const void *hdr, u32 hdr_len,
 		times = e->wire_mutate(e, &w);
 	w.split = min(w.split, w.len);
 	for (i = 0; i < times; i++) {
-		pipe_feed(e, w.p, w.split, !w.unmapped);
-		pipe_feed(e, w.p + w.split, w.len - w.split, !w.unmapped);
+		sp_feed(e, w.p, w.split, !w.unmapped);
+		sp_feed(e, w.p + w.split, w.len - w.split, !w.unmapped);
 	}
 	return 0;
 }
@@ -156,7 +159,7 @@ void sp_deliver_kept(struct pipe_end *e)
 	u32 kept = e->kept;
 
 	e->kept = 0;
-	pipe_feed(e, e->wire + e->cut, kept, true);
+	sp_feed(e, e->wire + e->cut, kept, true);
 }
 
 static void pipe_close(struct sw_ddp_llp *llp, bool abortive)

@@ -105,5 +105,7 @@ void sp_exit(struct kunit *test);
 struct stream_fx *sp_fx(struct kunit *test);
 
 void sp_deliver_kept(struct pipe_end *e);
+struct sw_ddp_term_err sp_feed(struct pipe_end *e, const u8 *p, u32 len,
+			       bool mapped);
 
 #endif /* SW_DDP_STREAM_PIPE_H */

@@ -13,7 +13,6 @@
 #include <linux/slab.h>
 
 #include "cq.h"
-#include "flat_in.h"
 #include "queue_fixture.h"
 #include "rdmap.h"
 #include "stream_pipe.h"
@@ -1486,14 +1485,7 @@ static void stream_reset_while_closing(struct kunit *test)
 static struct sw_ddp_term_err feed_raw(struct stream_fx *sf, const u8 *wire,
 				       u32 len)
 {
-	struct sw_ddp_term_err err;
-	struct flat_in f;
-
-	flat_in_init(&f, wire, len, true);
-	err = mpa_rx_feed(&sf->end[1].rx, &f.in);
-	if (!sw_ddp_term_err_ok(err))
-		sw_ddp_stream_rx_ops.error(sf->end[1].stream, err);
-	return err;
+	return sp_feed(&sf->end[0], wire, len, true);
 }
 
 /*
