@@ -17,6 +17,7 @@
 #include <linux/sizes.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "cm.h"
 #include "fuzz.h"
@@ -600,17 +601,22 @@ static const struct sw_ddp_rx_ops sink_ops = {
 	.error = sink_error,
 };
 
-/* Start @ep's data path, as a QP's attach does; upcalls go to t->sink. */
-static void cm_start_data(struct kunit *test, struct sw_ddp_tcp_ep *ep)
+/* Start @ep's data path, as a QP's attach does; upcalls go to @sink. */
+static void cm_start_data_to(struct kunit *test, struct sw_ddp_tcp_ep *ep,
+			     struct cm_sink *sink)
 {
-	struct cm_test *t = test->priv;
 	int err;
 
-	init_completion(&t->sink.error_done);
+	init_completion(&sink->error_done);
 	sw_ddp_tcp_lock(ep);
-	err = ep->llp.ops->start(&ep->llp, &sink_ops, &t->sink, 1);
+	err = ep->llp.ops->start(&ep->llp, &sink_ops, sink, 1);
 	sw_ddp_tcp_unlock(ep);
 	KUNIT_ASSERT_EQ(test, 0, err);
+}
+
+static void cm_start_data(struct kunit *test, struct sw_ddp_tcp_ep *ep)
+{
+	cm_start_data_to(test, ep, &((struct cm_test *)test->priv)->sink);
 }
 
 /*
@@ -783,6 +789,145 @@ static void cm_test_close_sender_waits(struct kunit *test)
 	cm_wait(test, &t->pas.closed_done);
 	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, t->send_err);
 	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_LOCAL, t->pas.why);
+}
+
+/* One FPDU from @ep's data path, @len octets of t->page after a header. */
+static int cm_send_fpdu(struct kunit *test, struct sw_ddp_tcp_ep *ep, u32 len,
+			unsigned int flags)
+{
+	static const u8 hdr[2] = { 0x41, 0x43 };
+	struct cm_test *t = test->priv;
+	struct bio_vec bv;
+
+	bvec_set_page(&bv, t->page, len, 0);
+	return ep->llp.ops->send_segment(&ep->llp, hdr, sizeof(hdr),
+					 len ? &bv : NULL, !!len, len, flags);
+}
+
+/* cm_send_fpdu()'s FPDU with CRC, no markers: length, header, PAD, CRC */
+#define CM_FPDU_LEN(len)	(ALIGN(2 + 2 + (len), 4) + 4)
+#define CM_NOW_LEN		64	/* payload of the SW_DDP_SEG_NOW FPDU */
+#define CM_NOW_PART		36	/* about what TCP takes of it */
+
+/* TCP's size goal for @sk's next send, as tcp_xmit_size_goal() left it */
+static u32 cm_size_goal(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return max_t(u32, tp->gso_segs * tp->mss_cache, tp->mss_cache);
+}
+
+/*
+ * A Read Response from data_ready (SW_DDP_SEG_NOW) that TCP takes only in
+ * part: the rest goes before any other FPDU, and the stream stays whole.
+ * TCP takes part of a send when its last unsent skb has room for less
+ * than the FPDU and no new skb may be had; a TCP_NOTSENT_LOWAT brings that
+ * about on purpose.  The receiver reads nothing, so its window shuts and
+ * TCP queues; the last skb is filled to r octets short of TCP's size goal
+ * (that of the full skb before it), and the limit set to what is queued
+ * plus one.  The receiver then reads all of it, CRCs checked.
+ */
+static void cm_test_now_rest(struct kunit *test)
+{
+	struct sw_ddp_mpa_cfg crc = cfg_v2;
+	struct cm_test *t = test->priv;
+	u32 goal = 0, tail_len = 0, r = 0, seq, took = 0, took2 = 0, lowat;
+	int i, k, fill, nr = 0, err = 0, err2 = 0, sndbuf = SZ_1M;
+	struct sw_ddp_tcp_ep *ep;
+	struct cm_sink *quiet;
+	struct sk_buff *tail;
+	struct tcp_sock *tp;
+	struct sock *sk;
+	bool ready;
+
+	crc.crc = true;
+	cm_listen(test, AF_INET, false, CM_TIMEOUT);
+	/* the receiver's window a few KiB, from its SYN-ACK on */
+	sock_set_rcvbuf(t->listener->sock->sk, SZ_4K);
+	cm_handshake(test, &crc, &crc);
+	ep = t->conn;
+	sk = ep->sock->sk;
+	KUNIT_ASSERT_EQ(test, 0, sock_setsockopt(ep->sock, SOL_SOCKET,
+						 SO_SNDBUF,
+						 KERNEL_SOCKPTR(&sndbuf),
+						 sizeof(sndbuf)));
+	quiet = kunit_kzalloc(test, sizeof(*quiet), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, quiet);
+	cm_start_data_to(test, ep, quiet);
+	t->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, t->page);
+
+	/* FPDUs of 1 KiB until two skbs wait for the window */
+	for (i = 0, ready = false; i < 256 && !ready; i++, nr++) {
+		KUNIT_ASSERT_EQ(test, 0, cm_send_fpdu(test, ep, SZ_1K, 0));
+		lock_sock(sk);
+		tail = tcp_write_queue_tail(sk);
+		ready = tail && tail != tcp_send_head(sk);
+		release_sock(sk);
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, ready, "the receiver's window never shut");
+
+	/*
+	 * One FPDU more, to leave r octets of room, 0 < r < the FPDU; again
+	 * should TCP's goal have changed meanwhile.
+	 */
+	for (i = 0; ; i++) {
+		lock_sock(sk);
+		tail = tcp_write_queue_tail(sk);
+		if (i && tail && tail != tcp_send_head(sk) &&
+		    tail->len == goal - r)
+			break;		/* the socket stays locked */
+		goal = cm_size_goal(sk);
+		tail_len = tail ? tail->len : 0;
+		release_sock(sk);
+		KUNIT_ASSERT_LT_MSG(test, i, 4,
+				    "the last skb is not %u short of %u", r,
+				    goal);
+		for (k = 1; k <= 2; k++) {
+			r = CM_NOW_PART +
+			    ((k * goal - tail_len - CM_NOW_PART) & 3);
+			fill = k * goal - tail_len - r;
+			if (fill >= CM_FPDU_LEN(0))
+				break;
+		}
+		KUNIT_ASSERT_EQ(test, 0, cm_send_fpdu(test, ep,
+						      fill - CM_FPDU_LEN(0),
+						      0));
+		nr++;
+	}
+
+	tp = tcp_sk(sk);
+	lowat = tp->notsent_lowat;
+	seq = tp->write_seq;
+	tp->notsent_lowat = tp->write_seq - tp->snd_nxt + 1;
+	err = cm_send_fpdu(test, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
+	took = tp->write_seq - seq;
+	/* with room again, the rest still goes first: nothing from here */
+	tp->notsent_lowat = lowat;
+	err2 = cm_send_fpdu(test, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
+	took2 = tp->write_seq - seq - took;
+	release_sock(sk);
+
+	KUNIT_EXPECT_EQ(test, 0, err);
+	KUNIT_EXPECT_EQ_MSG(test, r, took, "TCP took %u of %u", took,
+			    CM_FPDU_LEN(CM_NOW_LEN));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, err2);
+	KUNIT_EXPECT_EQ(test, 0, took2);
+	nr += !err;
+	/* and the engine's next FPDU comes after the rest */
+	KUNIT_EXPECT_EQ(test, 0, cm_send_fpdu(test, ep, 100, 0));
+	nr++;
+
+	cm_start_data(test, t->pas.child);
+	for (i = 0; i < 500 && atomic_read(&t->sink.ended) < nr; i++) {
+		if (completion_done(&t->sink.error_done))
+			break;
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, nr, atomic_read(&t->sink.ended));
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&t->sink.error_done),
+			       "the receiver failed: layer %u error %u",
+			       t->sink.err.layer, t->sink.err.ecode);
 }
 
 /*
@@ -1868,6 +2013,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_rtr_timeout),
 	KUNIT_CASE(cm_test_rtr_timeout_sender_waits),
 	KUNIT_CASE(cm_test_close_sender_waits),
+	KUNIT_CASE(cm_test_now_rest),
 	KUNIT_CASE(cm_test_close_lingers),
 	KUNIT_CASE(cm_test_fin_inside_fpdu),
 	KUNIT_CASE(cm_test_fpdu_with_fin),

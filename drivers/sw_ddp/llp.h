@@ -117,10 +117,11 @@ struct sw_ddp_llp_ops {
 /*
  * SW_DDP_SEG_NOW: called from the LLP's own receive upcall, in atomic
  * context, its receive side locked (a Read Response answering the Read
- * Request just delivered).  The LLP sends without sleeping, all of the
- * segment, or returns -EAGAIN having sent none of it and changed nothing;
- * an LLP that cannot send from there always returns -EAGAIN.  The payload
- * is copied.
+ * Request just delivered).  The LLP takes all of the segment without
+ * sleeping (what its transport cannot take at once it keeps, and sends
+ * later before any other segment), or returns -EAGAIN having sent none of
+ * it and changed nothing; an LLP that cannot send from there always
+ * returns -EAGAIN.  The payload is copied before the call returns.
  */
 #define SW_DDP_SEG_NOW		0x2
 

@@ -110,6 +110,12 @@ static void tcp_ep_kick(struct sw_ddp_tcp_ep *ep, unsigned long delay)
 		kref_put(&ep->ref, tcp_ep_release);	/* never the last */
 }
 
+/* Work of the data path (llp_tcp_data.c), on the endpoints' queue. */
+void sw_ddp_tcp_queue_work(struct work_struct *work)
+{
+	queue_work(sw_ddp_tcp_wq, work);
+}
+
 static void tcp_ep_event(struct sw_ddp_tcp_ep *ep, int ev)
 {
 	set_bit(ev, &ep->events);

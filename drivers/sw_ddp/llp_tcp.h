@@ -254,6 +254,7 @@ void sw_ddp_tcp_data_rx_sync(struct sw_ddp_tcp_ep *ep);
 bool sw_ddp_tcp_data_cut_short(struct sw_ddp_tcp_ep *ep);
 int sw_ddp_tcp_data_rtr_expired(struct sw_ddp_tcp_ep *ep);
 void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep);
+void sw_ddp_tcp_queue_work(struct work_struct *work);
 int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 			    unsigned int hdr_len, const struct bio_vec *bv,
 			    unsigned int nr_bv, u32 len, unsigned int flags);

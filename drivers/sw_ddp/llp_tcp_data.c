@@ -10,7 +10,8 @@
  * payload, so a completion may follow at once, unless the segment is
  * SW_DDP_SEG_ZCOPY (Read Responses), whose pages TCP then references.
  * A short Read Response may also go from data_ready itself
- * (SW_DDP_SEG_NOW), into the socket its Request came in on.
+ * (SW_DDP_SEG_NOW), into the socket its Request came in on; what of it
+ * the socket does not take there goes first from a work item.
  */
 #include <linux/module.h>
 #include <linux/sizes.h>
@@ -22,6 +23,9 @@
 #include "compat.h"
 #include "llp_tcp.h"
 #include "rdmap.h"
+
+/* The longest FPDU tcp_data_send_now() sends; longer ones wait. */
+#define TCP_DATA_NOW_MAX	256
 
 struct sw_ddp_tcp_data {
 	struct mpa_rx rx;
@@ -35,7 +39,23 @@ struct sw_ddp_tcp_data {
 	struct mutex tx_lock;		/* one sendmsg at a time; stopped */
 	bool stopped;			/* also under ep->mutex */
 	bool stopping;			/* stop() shuts the socket down */
+	int tx_err;			/* under tx_lock: the rest's send failed */
+
+	/*
+	 * What the socket left of the last SW_DDP_SEG_NOW FPDU, @rest_len
+	 * octets: sent, under tx_lock, before any other FPDU, by rest_work
+	 * or by the engine's next send_segment(), whichever comes first.
+	 * Set with the socket locked and the engine held; cleared under
+	 * tx_lock once all of it is in the socket.  A stop() before then
+	 * ends the stream inside that FPDU, which the peer takes for a lost
+	 * connection (RFC 5044), as it would a reset.
+	 */
+	struct work_struct rest_work;
+	unsigned int rest_len;
+	u8 rest[TCP_DATA_NOW_MAX];
 };
+
+static void tcp_data_rest_work(struct work_struct *work);
 
 /*
  * Move the cursor to the piece holding s->off, after the current one; or
@@ -247,6 +267,7 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 	d->ep = ep;
 	spin_lock_init(&d->rx_lock);
 	mutex_init(&d->tx_lock);
+	INIT_WORK(&d->rest_work, tcp_data_rest_work);
 	err = mpa_tx_init(&d->tx, c->crc, c->tx_markers, c->tx_marker_base,
 			  U16_MAX, max_payload_bv);
 	if (err) {
@@ -378,6 +399,7 @@ void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep)
 	if (!d)
 		return;
 	ep->data = NULL;
+	cancel_work_sync(&d->rest_work);
 	mpa_tx_fini(&d->tx);
 	kfree(d);
 }
@@ -392,25 +414,69 @@ static bool tcp_data_splice_ok(const struct bio_vec *bv)
 	return sendpage_ok(bv->bv_page) && !PageSlab(bv->bv_page);
 }
 
+/* All that @msg holds to the socket, waiting for room as needed. */
+static int tcp_data_send_msg(struct socket *sock, struct msghdr *msg)
+{
+	int n;
+
+	while (msg_data_left(msg)) {
+		n = sock_sendmsg(sock, msg);
+		if (n <= 0)
+			return n ? n : -EPIPE;
+	}
+	return 0;
+}
+
 /* All of @bv[0..nr) to the socket, MSG_MORE unless @last. */
 static int tcp_data_send_run(struct socket *sock, struct bio_vec *bv,
 			     unsigned int nr, size_t len, bool splice,
 			     bool last)
 {
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-	int n;
 
 	if (splice)
 		msg.msg_flags |= SW_DDP_MSG_SPLICE_PAGES;
 	if (!last)
 		msg.msg_flags |= MSG_MORE;
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, len);
-	while (msg_data_left(&msg)) {
-		n = sock_sendmsg(sock, &msg);
-		if (n <= 0)
-			return n ? n : -EPIPE;
-	}
-	return 0;
+	return tcp_data_send_msg(sock, &msg);
+}
+
+/*
+ * The rest of an SW_DDP_SEG_NOW FPDU, under tx_lock, before any other
+ * FPDU.  A failure sticks: the stream has lost its framing, and every
+ * later send fails with it.
+ */
+static int tcp_data_send_rest(struct socket *sock, struct sw_ddp_tcp_data *d)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec kv = { .iov_base = d->rest, .iov_len = d->rest_len };
+
+	lockdep_assert_held(&d->tx_lock);
+	if (d->tx_err || !kv.iov_len)
+		return d->tx_err;
+	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &kv, 1, kv.iov_len);
+	d->tx_err = tcp_data_send_msg(sock, &msg);
+	if (!d->tx_err)
+		WRITE_ONCE(d->rest_len, 0);
+	return d->tx_err;
+}
+
+/*
+ * rest_work.  Waits for room if it must, as the engine's sends do; the
+ * shutdown or reset of stop() wakes it.  Should the send fail, the
+ * socket's own error or close has the endpoint report it (llp_tcp.c),
+ * and the engine's next send fails with it.
+ */
+static void tcp_data_rest_work(struct work_struct *work)
+{
+	struct sw_ddp_tcp_data *d = container_of(work, struct sw_ddp_tcp_data,
+						 rest_work);
+
+	mutex_lock(&d->tx_lock);
+	if (!d->stopped)
+		tcp_data_send_rest(d->ep->sock, d);
+	mutex_unlock(&d->tx_lock);
 }
 
 /*
@@ -448,9 +514,10 @@ static int tcp_data_send_fpdu(struct socket *sock, struct mpa_tx *tx,
  * (bh_lock_sock() without an owner) or by the task that owns it, so TCP's
  * send state is ours as under lock_sock().  tx_lock is not taken: the
  * caller holds the stream's engine, the only other sender, and stop() has
- * not begun, or data_ready would not have called us.  Nothing may sleep:
- * no wait for room, an atomic allocation, and not the interrupted task's
- * page fragment (sw_ddp_sk_no_task_frag()).
+ * not begun, or data_ready would not have called us; rest_work, the
+ * third, only while rest_len is set.  Nothing may sleep: no wait for
+ * room, an atomic allocation, and not the interrupted task's page
+ * fragment (sw_ddp_sk_no_task_frag()).
  */
 static int tcp_data_send_now(struct sw_ddp_tcp_ep *ep,
 			     struct sw_ddp_tcp_data *d, const void *hdr,
@@ -464,12 +531,14 @@ static int tcp_data_send_now(struct sw_ddp_tcp_ep *ep,
 	int n, sent;
 
 	lockdep_assert(lockdep_sock_is_held(sk));
-	if (sk->sk_state != TCP_ESTABLISHED || !sk_stream_memory_free(sk))
+	/* a rest still to go, or its failure: the engine's send sees to it */
+	if (READ_ONCE(d->rest_len) || sk->sk_state != TCP_ESTABLISHED ||
+	    !sk_stream_memory_free(sk))
 		return -EAGAIN;
 	n = mpa_tx_frame(&d->tx, hdr, hdr_len, bv, nr_bv, len);
 	if (n < 0)
 		return n;
-	if (sk_stream_wspace(sk) < n) {
+	if (n > sizeof(d->rest) || sk_stream_wspace(sk) < n) {
 		d->tx.seq = seq;
 		return -EAGAIN;
 	}
@@ -484,7 +553,22 @@ static int tcp_data_send_now(struct sw_ddp_tcp_ep *ep,
 		d->tx.seq = seq;	/* nothing went: the engine retries */
 		return -EAGAIN;
 	}
-	return -EIO;	/* part of an FPDU: the stream is broken */
+	/*
+	 * Part of the FPDU went: TCP appended what fitted its last, unsent
+	 * skb, then found no memory for the next one (a TCP_NOTSENT_LOWAT
+	 * reached, the send buffer shrunk under memory pressure, an atomic
+	 * allocation failed).  The stream now holds the FPDU's start, so the
+	 * rest must follow before any other octet: copied here, as the
+	 * header and CRC buffers are the next FPDU's and the payload is the
+	 * consumer's, and sent from process context.
+	 */
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, d->tx.bv, d->tx.nr_bv, n);
+	iov_iter_advance(&msg.msg_iter, sent);
+	if (!copy_from_iter_full(d->rest, n - sent, &msg.msg_iter))
+		return -EIO;	/* cannot be: the same pages TCP copied from */
+	WRITE_ONCE(d->rest_len, n - sent);
+	sw_ddp_tcp_queue_work(&d->rest_work);
+	return 0;
 }
 
 /* llp ops: one DDP segment as one FPDU, all of it taken by the socket. */
@@ -508,7 +592,10 @@ int sw_ddp_tcp_send_segment(struct sw_ddp_llp *llp, const void *hdr,
 		err = n;
 		goto out;
 	}
-	err = tcp_data_send_fpdu(ep->sock, &d->tx, flags & SW_DDP_SEG_ZCOPY);
+	err = tcp_data_send_rest(ep->sock, d);
+	if (!err)
+		err = tcp_data_send_fpdu(ep->sock, &d->tx,
+					 flags & SW_DDP_SEG_ZCOPY);
 	/*
 	 * Once stop() has begun, whatever failed the send (its shutdown or
 	 * reset, which the socket's lock orders after stopping) is the
