@@ -77,10 +77,15 @@ static void sw_ddp_unregister_async(struct sw_ddp_dev *sdev)
 
 /*
  * ops.dealloc_driver: the last word on a device, after ib_core is done.
- * It leaves the list last: module exit unregisters what it finds there,
- * and so waits for an unregistration under way elsewhere (rdma link del,
- * rmmod siw) to return from here before the module goes.  A netdev event
- * meanwhile finds a device ib_core no longer dispatches to.
+ * It leaves the list last, so that module exit, which unregisters what it
+ * finds there, waits for an unregistration under way elsewhere (rdma link
+ * del, rmmod siw): ib_core runs this under the device's unregistration
+ * lock, and a second ib_unregister_device() waits for it.  Found no more,
+ * the device has its unregister work queued once again, first: a run that
+ * waits for that lock in turn, which destroy_workqueue() at module exit
+ * waits for, so that the module stays until its caller has returned from
+ * here.  A netdev event meanwhile finds a device ib_core no longer
+ * dispatches to.
  */
 static void sw_ddp_dev_dealloc(struct ib_device *ibdev)
 {
@@ -91,6 +96,7 @@ static void sw_ddp_dev_dealloc(struct ib_device *ibdev)
 	sw_ddp_queues_fini(sdev);
 
 	mutex_lock(&sw_ddp_devices_lock);
+	sw_ddp_unregister_async(sdev);
 	list_del_init(&sdev->list);
 	sdev->gone = true;
 	mutex_unlock(&sw_ddp_devices_lock);

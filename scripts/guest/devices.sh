@@ -121,6 +121,25 @@ netns_removal() {
 
 rmmod_removal() { rmmod sw_ddp && dev_gone d1 && dev_gone d2; }
 
+# rmmod while `rdma link del` removes a device, eight times over: module
+# exit waits for an unregistration under way elsewhere to have left the
+# module (main.c, sw_ddp_dev_dealloc()).  The window that guards is a few
+# instructions wide: the loop runs the paths around it, it cannot force it.
+rmmod_races_link_del() {
+	local i pid ok=1
+	for i in 1 2 3 4 5 6 7 8; do
+		in_h1 rdma link add d1 type sw_ddp netdev va &&
+			in_h2 rdma link add d2 type sw_ddp netdev vb || return 1
+		in_h1 rdma link del d1 &
+		pid=$!
+		retry 10 rmmod sw_ddp || ok=0
+		wait "$pid"	# fails if rmmod took d1 first: either is right
+		dev_gone d1 && dev_gone d2 || ok=0
+		insmod "$SW_DDP_KO" || return 1
+	done
+	[ $ok = 1 ]
+}
+
 # Exclusive network namespace mode (`rdma system set netns exclusive`, as
 # for containers): a device is visible in one namespace only, the initial
 # one when it is created, and `rdma dev set DEV netns NS` moves it, run in
@@ -261,6 +280,8 @@ devices_tests() {
 	in_h2 rdma link add d2 type sw_ddp netdev vb
 	t "rmmod removes all devices" rmmod_removal
 	t "module reloads" insmod "$SW_DDP_KO"
+	t "rmmod racing rdma link del leaves nothing behind" \
+		rmmod_races_link_del
 
 	siw_cohabits
 	netns_down
