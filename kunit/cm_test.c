@@ -685,19 +685,26 @@ static void cm_test_fpdu_with_fin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_FIN, t->pas.why);
 }
 
+/* One FPDU from @ep's data path, @len octets of t->page after a header. */
+static int cm_send_fpdu(struct cm_test *t, struct sw_ddp_tcp_ep *ep, u32 len,
+			unsigned int flags)
+{
+	static const u8 hdr[2] = { 0x41, 0x43 };
+	struct bio_vec bv;
+
+	bvec_set_page(&bv, t->page, len, 0);
+	return ep->llp.ops->send_segment(&ep->llp, hdr, sizeof(hdr),
+					 len ? &bv : NULL, !!len, len, flags);
+}
+
 /* Segments of 4 KiB, until the socket takes no more. */
 static int cm_sender(void *arg)
 {
 	struct cm_test *t = arg;
-	struct sw_ddp_llp *llp = &t->pas.child->llp;
-	static const u8 hdr[2] = { 0x41, 0x43 };
-	struct bio_vec bv;
 	int err;
 
-	bvec_set_page(&bv, t->page, SZ_4K, 0);
 	do {
-		err = llp->ops->send_segment(llp, hdr, sizeof(hdr), &bv, 1,
-					     SZ_4K, 0);
+		err = cm_send_fpdu(t, t->pas.child, SZ_4K, 0);
 		if (!err)
 			atomic_inc(&t->sent);
 	} while (!err);
@@ -791,19 +798,6 @@ static void cm_test_close_sender_waits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_LOCAL, t->pas.why);
 }
 
-/* One FPDU from @ep's data path, @len octets of t->page after a header. */
-static int cm_send_fpdu(struct kunit *test, struct sw_ddp_tcp_ep *ep, u32 len,
-			unsigned int flags)
-{
-	static const u8 hdr[2] = { 0x41, 0x43 };
-	struct cm_test *t = test->priv;
-	struct bio_vec bv;
-
-	bvec_set_page(&bv, t->page, len, 0);
-	return ep->llp.ops->send_segment(&ep->llp, hdr, sizeof(hdr),
-					 len ? &bv : NULL, !!len, len, flags);
-}
-
 /* cm_send_fpdu()'s FPDU with CRC, no markers: length, header, PAD, CRC */
 #define CM_FPDU_LEN(len)	(ALIGN(2 + 2 + (len), 4) + 4)
 #define CM_NOW_LEN		64	/* payload of the SW_DDP_SEG_NOW FPDU */
@@ -813,7 +807,7 @@ static int cm_send_fpdu(struct kunit *test, struct sw_ddp_tcp_ep *ep, u32 len,
  * FPDUs of at most 1 KiB of payload, @octets of stream in all (a multiple
  * of 4, at least one empty FPDU's).  Return: how many, or -1.
  */
-static int cm_send_octets(struct kunit *test, struct sw_ddp_tcp_ep *ep,
+static int cm_send_octets(struct cm_test *t, struct sw_ddp_tcp_ep *ep,
 			  u32 octets)
 {
 	int n;
@@ -823,7 +817,7 @@ static int cm_send_octets(struct kunit *test, struct sw_ddp_tcp_ep *ep,
 		f = min_t(u32, octets, CM_FPDU_LEN(SZ_1K));
 		if (octets - f && octets - f < CM_FPDU_LEN(0))
 			f = octets - CM_FPDU_LEN(0);
-		if (cm_send_fpdu(test, ep, f - CM_FPDU_LEN(0), 0))
+		if (cm_send_fpdu(t, ep, f - CM_FPDU_LEN(0), 0))
 			return -1;
 	}
 	return n;
@@ -879,7 +873,7 @@ static void cm_test_now_rest(struct kunit *test)
 
 	/* FPDUs of 1 KiB until two skbs wait for the window */
 	for (i = 0, ready = false; i < 256 && !ready; i++, nr++) {
-		KUNIT_ASSERT_EQ(test, 0, cm_send_fpdu(test, ep, SZ_1K, 0));
+		KUNIT_ASSERT_EQ(test, 0, cm_send_fpdu(t, ep, SZ_1K, 0));
 		lock_sock(sk);
 		tail = tcp_write_queue_tail(sk);
 		ready = tail && tail != tcp_send_head(sk);
@@ -911,7 +905,7 @@ static void cm_test_now_rest(struct kunit *test)
 				break;
 		}
 		KUNIT_ASSERT_GE(test, fill, CM_FPDU_LEN(0));
-		n = cm_send_octets(test, ep, fill);
+		n = cm_send_octets(t, ep, fill);
 		KUNIT_ASSERT_GT(test, n, 0);
 		nr += n;
 	}
@@ -920,11 +914,11 @@ static void cm_test_now_rest(struct kunit *test)
 	lowat = tp->notsent_lowat;
 	seq = tp->write_seq;
 	tp->notsent_lowat = tp->write_seq - tp->snd_nxt + 1;
-	err = cm_send_fpdu(test, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
+	err = cm_send_fpdu(t, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
 	took = tp->write_seq - seq;
 	/* with room again, the rest still goes first: nothing from here */
 	tp->notsent_lowat = lowat;
-	err2 = cm_send_fpdu(test, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
+	err2 = cm_send_fpdu(t, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
 	took2 = tp->write_seq - seq - took;
 	release_sock(sk);
 
@@ -935,7 +929,7 @@ static void cm_test_now_rest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, took2);
 	nr += !err;
 	/* and the engine's next FPDU comes after the rest */
-	KUNIT_EXPECT_EQ(test, 0, cm_send_fpdu(test, ep, 100, 0));
+	KUNIT_EXPECT_EQ(test, 0, cm_send_fpdu(t, ep, 100, 0));
 	nr++;
 
 	cm_start_data(test, t->pas.child);
