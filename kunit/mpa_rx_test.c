@@ -21,6 +21,10 @@ struct sink {
 	u32 hdr_len[SEGS_MAX];
 	u32 begun, ended;
 	struct sw_ddp_term_err begin_err;
+	/* if payload_fails, segment fail_seg's (from 0) fails half pulled */
+	bool payload_fails;
+	struct sw_ddp_term_err payload_err;
+	u32 fail_seg;
 };
 
 /*
@@ -63,6 +67,11 @@ static struct sw_ddp_term_err sink_payload(void *upper,
 	/* Pull in two pieces, as placement across a page boundary would. */
 	u32 first = len / 2;
 
+	if (s->payload_fails && s->begun == s->fail_seg + 1) {
+		if (src->copy(src, s->payload + s->payload_len, first))
+			return MPA_ERR_LOCAL_CATASTROPHIC;
+		return s->payload_err;
+	}
 	if (s->payload_len + len > STREAM_MAX ||
 	    src->copy(src, s->payload + s->payload_len, first) ||
 	    src->copy(src, s->payload + s->payload_len + first, len - first))
@@ -380,6 +389,106 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
 	}
 }
 
+/*
+ * Feed @st with the bits @flip at @at flipped (none if @flip is 0), in
+ * pieces of each size; the stream ends with @want after @ended FPDUs.
+ */
+static void expect_upper_held(struct kunit *test, struct stream *st,
+			      const struct sink *cfg, u32 at, u8 flip,
+			      struct sw_ddp_term_err want, u32 ended)
+{
+	static const u32 chunks[] = { 1, 7, 64, STREAM_MAX };
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx rx;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	st->wire[at] ^= flip;
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		memset(s, 0, sizeof(*s));
+		s->begin_err = cfg->begin_err;
+		s->payload_fails = cfg->payload_fails;
+		s->payload_err = cfg->payload_err;
+		s->fail_seg = cfg->fail_seg;
+		mpa_rx_init(&rx, &sink_ops, s, true, st->cfg.markers, 0);
+		expect_err(test, feed(test, &rx, st->wire, st->len, chunks[i]),
+			   want);
+		KUNIT_EXPECT_EQ_MSG(test, s->ended, ended, "chunk %u",
+				    chunks[i]);
+		KUNIT_EXPECT_EQ(test, s->begun, ended + 1);
+	}
+	st->wire[at] ^= flip;
+}
+
+/*
+ * RFC 5044 §8: with CRCs, what the layer above finds wrong in an FPDU
+ * counts only once its CRC is good; a bad one is an MPA CRC error,
+ * however its header or payload looked.  The rest of the FPDU is read
+ * for the CRC, and nothing of it goes up.
+ */
+static void mpa_rx_crc_before_upper(struct kunit *test)
+{
+	/* the segments' FPDUs: 24, 28, 32 octets, then 511 of payload */
+	const u32 fpdu3 = 24 + 28 + 32, payload3 = fpdu3 + 2 + 18;
+	struct sink *cfg = kunit_kzalloc(test, sizeof(*cfg), GFP_KERNEL);
+	int markers;
+	struct stream *st;
+
+	KUNIT_ASSERT_NOT_NULL(test, cfg);
+	for (markers = 0; markers < 2; markers++) {
+		st = stream_make(test, true, markers, 0);
+		cfg->begin_err = DDP_ERR_T_INVALID_STAG;
+		cfg->payload_fails = false;
+		/* the first FPDU, all header (a marker leads it): its MSN */
+		expect_upper_held(test, st, cfg, 12 + 4 * markers, 0,
+				  DDP_ERR_T_INVALID_STAG, 0);
+		expect_upper_held(test, st, cfg, 12 + 4 * markers, 0x08,
+				  MPA_ERR_CRC, 0);
+		if (markers)
+			continue;
+		/* the fourth's payload fails half way; spoilt after that */
+		cfg->begin_err = SW_DDP_TERM_OK;
+		cfg->payload_fails = true;
+		cfg->payload_err = DDP_ERR_T_BASE_BOUNDS;
+		cfg->fail_seg = 3;
+		expect_upper_held(test, st, cfg, payload3 + 400, 0,
+				  DDP_ERR_T_BASE_BOUNDS, 3);
+		expect_upper_held(test, st, cfg, payload3 + 400, 0x40,
+				  MPA_ERR_CRC, 3);
+	}
+}
+
+/*
+ * A ULPDU of one octet or none is no DDP segment (RFC 5041 §4), but with
+ * CRCs it is an MPA CRC error if its CRC is bad.
+ */
+static void mpa_rx_crc_short_ulpdu(struct kunit *test)
+{
+	struct mpa_fpdu_cfg fc = { .crc = true };
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	static const u8 ctrl = 0x41;
+	struct mpa_rx rx;
+	u8 wire[16];
+	int len, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (len = 0; len < 2; len++) {
+		n = mpa_fpdu_build(wire, sizeof(wire), &ctrl, len, &fc);
+		KUNIT_ASSERT_EQ(test, n, 8);
+		memset(s, 0, sizeof(*s));
+		s->begin_err = SW_DDP_TERM_OK;
+		mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
+		expect_err(test, feed(test, &rx, wire, n, 3),
+			   DDP_ERR_LOCAL_CATASTROPHIC);
+		KUNIT_EXPECT_EQ(test, s->begun, 0);
+
+		wire[n - 1] ^= 0x20;
+		mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
+		expect_err(test, feed(test, &rx, wire, n, 3), MPA_ERR_CRC);
+		KUNIT_EXPECT_EQ(test, s->begun, 0);
+	}
+}
+
 /* Cut mid-FPDU: the receiver knows it is not at a boundary. */
 static void mpa_rx_truncated(struct kunit *test)
 {
@@ -414,6 +523,8 @@ static struct kunit_case mpa_rx_test_cases[] = {
 	KUNIT_CASE_PARAM(mpa_rx_short_ulpdu, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_upper_error_sticks, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_truncated, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_crc_before_upper, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_crc_short_ulpdu, input_gen_params),
 	{}
 };
 

@@ -360,6 +360,14 @@ int sp_init_srq(struct kunit *test)
 			.srq = true, .crc = true });
 }
 
+/* As sp_init(), without an RTR, and with or without CRCs as @crc says. */
+int sp_init_crc(struct kunit *test, bool crc)
+{
+	return sp_setup(test, &(struct sp_cfg){
+			.pd_flags = IB_PD_UNSAFE_GLOBAL_RKEY, .reads = 4,
+			.crc = crc });
+}
+
 /*
  * The two ends connected on a PD without an rkey for all memory, no RTR,
  * framing as @crc and @markers say (RFC 5044 §4).

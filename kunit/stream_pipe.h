@@ -100,6 +100,7 @@ int sp_init(struct kunit *test);
 int sp_init_pd(struct kunit *test, int pd_flags, const struct rtr_case *rc);
 int sp_init_reads(struct kunit *test, u8 reads);
 int sp_init_srq(struct kunit *test);
+int sp_init_crc(struct kunit *test, bool crc);
 int sp_init_framing(struct kunit *test, bool crc, bool markers);
 void sp_exit(struct kunit *test);
 struct stream_fx *sp_fx(struct kunit *test);

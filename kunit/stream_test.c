@@ -1503,8 +1503,9 @@ static void expect_quoted_none(struct kunit *test, struct stream_fx *sf,
 
 /*
  * An MPA framing error before a segment's DDP header (ULPDU_Length 1,
- * shorter than DDP's control octets) quotes no header in its Terminate:
- * not the segment before it, whose header DDP still had.
+ * shorter than DDP's control octets, and its CRC bad) quotes no header
+ * in its Terminate: not the segment before it, whose header DDP still
+ * had.
  */
 static void stream_llp_error_quotes_none(struct kunit *test)
 {
@@ -1533,12 +1534,13 @@ static void stream_llp_error_quotes_none(struct kunit *test)
 static void stream_short_segment_version(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	static const u8 fpdu[12] = {
-		0x00, 0x04,		/* ULPDU_Length 4 */
-		0x42, 0x43, 0x00, 0x00,	/* untagged Send, DV 2 */
-	};
+	static const u8 seg[4] = { 0x42, 0x43 };	/* untagged Send, DV 2 */
+	struct mpa_fpdu_cfg fc = { .crc = true };	/* its CRC good */
 	struct rdmap_term_info ti;
+	u8 fpdu[12];
 
+	KUNIT_ASSERT_EQ(test, mpa_fpdu_build(fpdu, sizeof(fpdu), seg,
+					     sizeof(seg), &fc), 12);
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(DDP_ERR_UT_VERSION),
 			sw_ddp_term_err_pack(feed_raw(sf, fpdu, sizeof(fpdu))));
 	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
@@ -1896,5 +1898,180 @@ static struct kunit_suite stream_srq_suite = {
 	.test_cases = stream_srq_cases,
 };
 
+/*
+ * sw_ddp_stream_crc: a segment spoilt on the wire, past TCP's checksum,
+ * in its DDP header.  With CRCs the FPDU's CRC decides first (RFC 5044
+ * §8): the stream ends with an MPA CRC error, whatever the header then
+ * seemed to say, the receive is flushed rather than completed for it,
+ * and nothing lands.  Without, the header's checks are all there is.
+ * Each FPDU goes in one mapped piece (framed where it lies) or in two
+ * to be read, cut inside its payload (framed octet by octet).
+ */
+struct crc_case {
+	const char *name;
+	bool crc;
+	u32 split;		/* 0: whole */
+	bool unmapped;
+};
+
+static const struct crc_case crc_cases[] = {
+	{ "CRC, whole", true, 0, false },
+	{ "CRC, in pieces", true, 26, true },
+	{ "no CRC, whole", false, 0, false },
+	{ "no CRC, in pieces", false, 26, true },
+};
+
+static void crc_case_desc(const struct crc_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(crc, crc_cases, crc_case_desc);
+
+static int sp_init_crc_case(struct kunit *test)
+{
+	const struct crc_case *c = test->param_value;
+
+	return sp_init_crc(test, c->crc);
+}
+
+/* The first FPDU end 0 sends has @bits of its octet @at flipped. */
+struct wire_flip {
+	const struct crc_case *c;
+	u32 at;
+	u8 bits;
+	int seen;
+};
+
+static unsigned int wire_flip_first(struct pipe_end *e, struct sp_wire *w)
+{
+	struct wire_flip *f = e->mutate_priv;
+
+	if (f->seen++ || f->at >= w->len)
+		return 1;
+	w->p[f->at] ^= f->bits;
+	w->split = f->c->split;
+	w->unmapped = f->c->unmapped;
+	return 1;
+}
+
+static void wire_flip_arm(struct kunit *test, struct stream_fx *sf, u32 at,
+			  u8 bits)
+{
+	struct wire_flip *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->c = test->param_value;
+	f->at = MPA_ULPDU_LEN_SIZE + at;
+	f->bits = bits;
+	sf->end[0].mutate_priv = f;
+	sf->end[0].wire_mutate = wire_flip_first;
+}
+
+/* End 1 failed with @want, and its Terminate told end 0 so. */
+static void expect_failed_with(struct kunit *test, struct stream_fx *sf,
+			       struct sw_ddp_term_err want)
+{
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[0].qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(want),
+			sw_ddp_term_err_pack(sf->end[1].stream->term));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(want),
+			sw_ddp_term_err_pack(term_received(&sf->end[0])));
+}
+
+/* A Send whose MO (RFC 5041 §4.3) was spoilt: past the receive's end. */
+static void stream_crc_send_mo(struct kunit *test)
+{
+	const struct crc_case *c = test->param_value;
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	memset(sf->buf[1], 0, 64);
+	wire_flip_arm(test, sf, offsetof(struct ddp_untagged_hdr, mo), 0x80);
+	qf_fill(sf->buf[0], 32, 3);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_SEND, 32, 0), 0);
+	if (!c->crc) {
+		expect_recv_failed(test, sf, DDP_ERR_UT_INVALID_MO,
+				   IB_WC_LOC_LEN_ERR);
+		return;
+	}
+	expect_failed_with(test, sf, MPA_ERR_CRC);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(sf->buf[1], 0, 64));
+}
+
+/*
+ * An RDMA Write into a fast-register MR (sf->mr[0]) over the first 256
+ * octets of end 1's buffer, whose header has @bits of its octet @at
+ * flipped on the wire.  Nothing of it lands, whichever way it ends.
+ */
+static void crc_write_spoilt(struct kunit *test, u32 at, u8 bits,
+			     struct sw_ddp_term_err want)
+{
+	const struct crc_case *c = test->param_value;
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_reg_wr reg = {
+		.wr = { .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	};
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+
+	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sf->mr[0] = mr;
+	sg_init_one(&sg, sf->buf[1], 256);
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
+					    DMA_BIDIRECTIONAL), 1);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &reg.wr, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+
+	memset(sf->buf[1], 0, 256);
+	wire_flip_arm(test, sf, at, bits);
+	qf_fill(sf->buf[0], 64, 4);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 64, mr->rkey),
+			0);
+	expect_failed_with(test, sf, c->crc ? MPA_ERR_CRC : want);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(sf->buf[1], 0, 256));
+}
+
+/* Its STag's index spoilt: none such (begin() refuses it). */
+static void stream_crc_write_stag(struct kunit *test)
+{
+	crc_write_spoilt(test, offsetof(struct ddp_tagged_hdr, stag), 0x80,
+			 DDP_ERR_T_INVALID_STAG);
+}
+
+/* Its TO spoilt by 512: outside the MR (payload() refuses it). */
+static void stream_crc_write_to(struct kunit *test)
+{
+	crc_write_spoilt(test, offsetof(struct ddp_tagged_hdr, to) + 6, 0x02,
+			 DDP_ERR_T_BASE_BOUNDS);
+}
+
+static struct kunit_case stream_crc_cases[] = {
+	KUNIT_CASE_PARAM(stream_crc_send_mo, crc_gen_params),
+	KUNIT_CASE_PARAM(stream_crc_write_stag, crc_gen_params),
+	KUNIT_CASE_PARAM(stream_crc_write_to, crc_gen_params),
+	{}
+};
+
+static struct kunit_suite stream_crc_suite = {
+	.name = "sw_ddp_stream_crc",
+	.init = sp_init_crc_case,
+	.exit = sp_exit,
+	.test_cases = stream_crc_cases,
+};
+
 kunit_test_suites(&stream_test_suite, &stream_reads3_suite,
-		  &stream_srq_suite);
+		  &stream_srq_suite, &stream_crc_suite);

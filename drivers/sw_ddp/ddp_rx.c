@@ -18,14 +18,6 @@
 #include "rdmap.h"
 #include "stream.h"
 
-static struct sw_ddp_term_err ddp_rx_fail(struct sw_ddp_stream *s,
-					  struct sw_ddp_term_err err)
-{
-	if (!sw_ddp_term_err_ok(err))
-		sw_ddp_stream_fail_rx(s, err);
-	return err;
-}
-
 static unsigned int ddp_rx_hdr_len(void *upper, const u8 *ctrl)
 {
 	if (ddp_ctrl_tagged(ctrl[0]))
@@ -163,11 +155,6 @@ static struct sw_ddp_term_err ddp_rx_untagged_begin(struct sw_ddp_stream *s)
 	if (sw_ddp_term_err_ok(err) && seg->qn == RDMAP_QN_SEND &&
 	    seg->mo != s->send.len)
 		err = DDP_ERR_UT_INVALID_MO;
-	/* A message too long for its receive completes it so, as siw's. */
-	if (seg->qn == RDMAP_QN_SEND && s->send.active &&
-	    (sw_ddp_term_err_eq(err, DDP_ERR_UT_TOO_LONG) ||
-	     sw_ddp_term_err_eq(err, DDP_ERR_UT_INVALID_MO)))
-		rdmap_rx_send_fail(s, IB_WC_LOC_LEN_ERR);
 	if (sw_ddp_term_err_ok(err))
 		err = rdmap_validate_ctrl(seg->hdr, seg_len);
 	return err;
@@ -214,7 +201,7 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 	if (ddp_rx_qp_error(s))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	if (hdr_len > sizeof(seg->hdr))
-		return ddp_rx_fail(s, DDP_ERR_LOCAL_CATASTROPHIC);
+		return DDP_ERR_LOCAL_CATASTROPHIC;
 	/* A segment shorter than its header (SCTP) leaves zeros, not stale */
 	memset(seg->hdr + hdr_len, 0, sizeof(seg->hdr) - hdr_len);
 	memcpy(seg->hdr, hdr, hdr_len);
@@ -235,7 +222,7 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 	if (sw_ddp_term_err_ok(err) && !seg->rtr)
 		err = ddp_ctrl_tagged(seg->hdr[0]) ? ddp_rx_tagged_begin(s) :
 						     ddp_rx_untagged_begin(s);
-	return ddp_rx_fail(s, err);
+	return err;
 }
 
 /* Copy from the LLP into one chunk of target memory. */
@@ -323,7 +310,7 @@ static struct sw_ddp_term_err ddp_rx_payload(void *upper,
 		break;
 	}
 	seg->done += len;
-	return ddp_rx_fail(s, err);
+	return err;
 }
 
 /* A segment is whole: for its message's last, tell RDMAP. */
@@ -339,7 +326,7 @@ static struct sw_ddp_term_err ddp_rx_end_seg(struct sw_ddp_stream *s)
 	if (ddp_rx_qp_error(s))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	if (unlikely(seg->rtr))
-		return ddp_rx_fail(s, rdmap_rtr_rx_end(s));
+		return rdmap_rtr_rx_end(s);
 	switch (seg->op) {
 	case RDMAP_OP_WRITE:
 		break;
@@ -371,7 +358,7 @@ static struct sw_ddp_term_err ddp_rx_end_seg(struct sw_ddp_stream *s)
 	/* RFC 5041 §5.4: the next message on this queue has the next MSN */
 	if (!ddp_ctrl_tagged(seg->hdr[0]) && seg->last && seg->qn < RDMAP_QN_COUNT)
 		s->msn_rx[seg->qn]++;
-	return ddp_rx_fail(s, err);
+	return err;
 }
 
 static struct sw_ddp_term_err ddp_rx_end(void *upper)
@@ -379,15 +366,30 @@ static struct sw_ddp_term_err ddp_rx_end(void *upper)
 	struct sw_ddp_stream *s = upper;
 	struct sw_ddp_term_err err = ddp_rx_end_seg(s);
 
-	/* an LLP error before the next begin() quotes no segment's header */
-	s->seg.hdr_len = 0;
+	/*
+	 * An LLP error before the next begin() quotes no segment's header;
+	 * this segment's own error quotes it.
+	 */
+	if (sw_ddp_term_err_ok(err))
+		s->seg.hdr_len = 0;
 	return err;
 }
 
-/* An LLP framing error: the Terminate carries the LLP's code. */
-static void ddp_rx_llp_error(void *upper, struct sw_ddp_term_err err)
+/*
+ * The stream fails: for what an upcall returned, once the LLP knows the
+ * segment arrived as sent, or for the LLP's own error.  The Terminate
+ * quotes the segment's header if begin() had it.
+ */
+static void ddp_rx_error(void *upper, struct sw_ddp_term_err err)
 {
-	sw_ddp_stream_fail_rx(upper, err);
+	struct sw_ddp_stream *s = upper;
+
+	/* A message too long for its receive completes it so, as siw's. */
+	if (s->seg.qn == RDMAP_QN_SEND && s->send.active &&
+	    (sw_ddp_term_err_eq(err, DDP_ERR_UT_TOO_LONG) ||
+	     sw_ddp_term_err_eq(err, DDP_ERR_UT_INVALID_MO)))
+		rdmap_rx_send_fail(s, IB_WC_LOC_LEN_ERR);
+	sw_ddp_stream_fail_rx(s, err);
 }
 
 /*
@@ -421,7 +423,7 @@ const struct sw_ddp_rx_ops sw_ddp_stream_rx_ops = {
 	.begin = ddp_rx_begin,
 	.payload = ddp_rx_payload,
 	.end = ddp_rx_end,
-	.error = ddp_rx_llp_error,
+	.error = ddp_rx_error,
 	.may_place_early = ddp_rx_may_place_early,
 };
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_stream_rx_ops);

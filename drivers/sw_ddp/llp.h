@@ -144,6 +144,10 @@ struct sw_ddp_llp {
  * on the layer above it (ddp.c; a test sink in KUnit).  @upper is the
  * context the LLP was given.  Each returns SW_DDP_TERM_OK or the error a
  * Terminate must carry; after an error the LLP delivers nothing more.
+ * The error alone changes nothing: the LLP passes it to error() once it
+ * knows the segment arrived as sent, at once where its transport checked
+ * that (SCTP's CRC32c, TCP without MPA CRCs), else after the segment's
+ * CRC, and reports a bad CRC instead (RFC 5044 §8).
  *
  * Payload may be placed before the LLP has checked the segment's CRC:
  * the header checks of begin() bound every write to the target buffer,
@@ -172,7 +176,10 @@ struct sw_ddp_rx_ops {
 	/* The segment is whole and, where negotiated, its CRC is good. */
 	struct sw_ddp_term_err (*end)(void *upper);
 
-	/* The LLP's own framing failed (e.g. MPA CRC or marker): stop. */
+	/*
+	 * The stream fails with @err: an upcall's, as above, or the LLP's
+	 * own (MPA CRC or marker, an RTR that never came).
+	 */
 	void (*error)(void *upper, struct sw_ddp_term_err err);
 
 	/*

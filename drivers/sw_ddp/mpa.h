@@ -108,6 +108,7 @@ struct mpa_rx {
 	u8 hdr[MPA_ULPDU_LEN_SIZE + MPA_RX_HDR_MAX];
 	u8 trailer[MPA_ALIGN - 1 + MPA_CRC_SIZE];
 	struct sw_ddp_term_err err;	/* sticky */
+	struct sw_ddp_term_err held;	/* for this FPDU's CRC to decide */
 };
 
 /*

@@ -11,6 +11,14 @@
  * but resumable at any octet.  An FPDU that arrives whole in one mapped
  * piece, the common case, is framed where it lies instead
  * (mpa_rx_whole()).
+ *
+ * With CRCs, an FPDU's CRC comes before anything the layer above found
+ * wrong in it (RFC 5044 §8: an FPDU is verified before its ULPDU is
+ * passed on): the layer above checks the header as it arrives, so that
+ * payload can be placed on the fly, but an error it reports is held
+ * until the CRC at the FPDU's end is known good (mpa_rx_hold()).  One
+ * corrupted in flight past TCP's checksum thus ends the stream with an
+ * MPA CRC error, whatever its header then seemed to say.
  */
 #include <linux/crc32c.h>
 #include <linux/module.h>
@@ -21,6 +29,25 @@
 static bool mpa_rx_failed(const struct mpa_rx *rx)
 {
 	return !sw_ddp_term_err_ok(rx->err);
+}
+
+/* The layer above refused this FPDU; its CRC is still to come. */
+static bool mpa_rx_holding(const struct mpa_rx *rx)
+{
+	return !sw_ddp_term_err_ok(rx->held);
+}
+
+/*
+ * What the layer above said of this FPDU: an error stops the stream at
+ * once without CRCs, and is held for the CRC with them.  Nothing of the
+ * FPDU goes up after it.
+ */
+static void mpa_rx_hold(struct mpa_rx *rx, struct sw_ddp_term_err err)
+{
+	if (rx->crc && !sw_ddp_term_err_ok(err))
+		rx->held = err;
+	else
+		rx->err = err;
 }
 
 /*
@@ -39,6 +66,25 @@ static int mpa_rx_read(struct mpa_rx *rx, void *dst, u32 len, bool sum)
 	rx->seq += len;
 	rx->fpdu_off += len;
 	return 0;
+}
+
+/*
+ * Payload of an FPDU the layer above refused, read only for its CRC.
+ * Once per stream at most: the stream ends at this FPDU's end.
+ */
+static void mpa_rx_discard(struct mpa_rx *rx, u32 n)
+{
+	u8 buf[128];
+	u32 k;
+
+	for (; n; n -= k) {
+		k = min_t(u32, n, sizeof(buf));
+		if (mpa_rx_read(rx, buf, k, true)) {
+			rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+			return;
+		}
+		rx->left -= k;
+	}
 }
 
 /* sw_ddp_rx_src.copy: how the layer above pulls payload. */
@@ -82,6 +128,7 @@ static void mpa_rx_start_fpdu(struct mpa_rx *rx)
 	rx->have = 0;
 	rx->need = MPA_RX_CTRL_END;	/* ULPDU_Length, both controls */
 	rx->crc_acc = ~0U;
+	rx->held = SW_DDP_TERM_OK;
 }
 
 /*
@@ -115,8 +162,8 @@ static void mpa_rx_begin(struct mpa_rx *rx)
 	u32 hdr_len = rx->need - MPA_ULPDU_LEN_SIZE;
 
 	rx->left = rx->ulpdu_len - hdr_len;
-	rx->err = rx->ops->begin(rx->upper, rx->hdr + MPA_ULPDU_LEN_SIZE,
-				 hdr_len, rx->left);
+	mpa_rx_hold(rx, rx->ops->begin(rx->upper, rx->hdr + MPA_ULPDU_LEN_SIZE,
+				       hdr_len, rx->left));
 	rx->state = MPA_RX_PAYLOAD;
 }
 
@@ -142,14 +189,29 @@ static struct sw_ddp_term_err mpa_rx_hdr_len_check(u32 hdr_len, u16 ulpdu_len)
  */
 static void mpa_rx_size_hdr(struct mpa_rx *rx)
 {
+	struct sw_ddp_term_err err;
 	u32 hdr_len;
 
 	rx->ulpdu_len = mpa_fpdu_ulpdu_len((struct mpa_fpdu_hdr *)rx->hdr);
 	hdr_len = rx->ops->hdr_len(rx->upper, rx->hdr + MPA_ULPDU_LEN_SIZE);
-	rx->err = mpa_rx_hdr_len_check(hdr_len, rx->ulpdu_len);
-	if (!mpa_rx_failed(rx))
+	err = mpa_rx_hdr_len_check(hdr_len, rx->ulpdu_len);
+	if (sw_ddp_term_err_ok(err)) {
 		rx->need = MPA_ULPDU_LEN_SIZE +
 			   min_t(u32, hdr_len, rx->ulpdu_len);
+		return;
+	}
+	/*
+	 * A ULPDU of less than two octets: what was gathered is all of
+	 * the FPDU but its CRC (ULPDU_Length, ULPDU and PAD fill four
+	 * octets), which decides, if negotiated, what it was.
+	 */
+	if (rx->crc && sw_ddp_term_err_eq(err, DDP_ERR_LOCAL_CATASTROPHIC)) {
+		rx->held = err;
+		rx->state = MPA_RX_TRAILER;
+		rx->have = mpa_pad_len(rx->ulpdu_len);
+		return;
+	}
+	rx->err = err;
 }
 
 static void mpa_rx_hdr(struct mpa_rx *rx, u32 n)
@@ -164,7 +226,8 @@ static void mpa_rx_hdr(struct mpa_rx *rx, u32 n)
 		return;
 	if (rx->need == MPA_RX_CTRL_END) {
 		mpa_rx_size_hdr(rx);
-		if (mpa_rx_failed(rx) || rx->have < rx->need)
+		if (mpa_rx_failed(rx) || rx->state != MPA_RX_HDR ||
+		    rx->have < rx->need)
 			return;
 	}
 	mpa_rx_begin(rx);
@@ -172,18 +235,24 @@ static void mpa_rx_hdr(struct mpa_rx *rx, u32 n)
 
 static void mpa_rx_payload(struct mpa_rx *rx, u32 n)
 {
+	struct sw_ddp_term_err err;
+
 	n = min(n, rx->left);
-	rx->pulled = 0;
-	rx->pulled_max = n;
-	rx->err = rx->ops->payload(rx->upper, &rx->src, n);
-	if (mpa_rx_failed(rx))
-		return;
-	/* The layer above must take exactly what it was offered. */
-	if (rx->pulled != n) {
-		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+	if (mpa_rx_holding(rx)) {
+		mpa_rx_discard(rx, n);
 		return;
 	}
-	rx->left -= n;
+	rx->pulled = 0;
+	rx->pulled_max = n;
+	err = rx->ops->payload(rx->upper, &rx->src, n);
+	rx->left -= rx->pulled;
+	if (!sw_ddp_term_err_ok(err)) {
+		mpa_rx_hold(rx, err);
+		return;
+	}
+	/* The layer above must take exactly what it was offered. */
+	if (rx->pulled != n)
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
 }
 
 static void mpa_rx_end(struct mpa_rx *rx)
@@ -195,6 +264,10 @@ static void mpa_rx_end(struct mpa_rx *rx)
 	memcpy(&crc, rx->trailer + pad, sizeof(crc));
 	if (rx->crc && le32_to_cpu(crc) != ~rx->crc_acc) {
 		rx->err = MPA_ERR_CRC;
+		return;
+	}
+	if (mpa_rx_holding(rx)) {
+		rx->err = rx->held;
 		return;
 	}
 	rx->err = rx->ops->end(rx->upper);
@@ -258,6 +331,7 @@ static void mpa_rx_step(struct mpa_rx *rx)
 static bool mpa_rx_whole(struct mpa_rx *rx)
 {
 	struct mpa_rx_in *in = rx->in;
+	struct sw_ddp_term_err err;
 	u32 n, hdr_len, left, wire;
 	u16 ulpdu_len;
 	const u8 *p;
@@ -277,24 +351,28 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 		return false;
 
 	left = ulpdu_len - hdr_len;
-	rx->err = rx->ops->begin(rx->upper, p + MPA_ULPDU_LEN_SIZE, hdr_len,
-				 left);
-	if (!mpa_rx_failed(rx) && left) {
+	err = rx->ops->begin(rx->upper, p + MPA_ULPDU_LEN_SIZE, hdr_len, left);
+	if (sw_ddp_term_err_ok(err) && left) {
 		rx->whole = p + MPA_ULPDU_LEN_SIZE + hdr_len;
 		rx->pulled = 0;
 		rx->pulled_max = left;
-		rx->err = rx->ops->payload(rx->upper, &rx->whole_src, left);
-		if (!mpa_rx_failed(rx) && rx->pulled != left)
-			rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		err = rx->ops->payload(rx->upper, &rx->whole_src, left);
 		rx->whole = NULL;
+		if (sw_ddp_term_err_ok(err) && rx->pulled != left) {
+			rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+			return true;
+		}
 	}
-	if (mpa_rx_failed(rx))
-		return true;
 	/* RFC 5044 "CRC Calculation": all but the CRC field, if negotiated */
 	memcpy(&crc, p + wire - MPA_CRC_SIZE, sizeof(crc));
 	if (rx->crc &&
 	    le32_to_cpu(crc) != ~crc32c(~0U, p, wire - MPA_CRC_SIZE)) {
 		rx->err = MPA_ERR_CRC;
+		return true;
+	}
+	/* the layer above's error, now that the FPDU is known intact */
+	if (!sw_ddp_term_err_ok(err)) {
+		rx->err = err;
 		return true;
 	}
 	rx->err = rx->ops->end(rx->upper);

@@ -108,13 +108,16 @@ int sw_ddp_sctp_seg_rx(const struct sw_ddp_rx_ops *rx, void *upper,
 	if (sw_ddp_term_err_ok(err) && left) {
 		err = rx->payload(upper, &src.src, left);
 		/* DDP must take all it was offered, as over MPA */
-		if (sw_ddp_term_err_ok(err) && src.pos != seg->len) {
+		if (sw_ddp_term_err_ok(err) && src.pos != seg->len)
 			err = DDP_ERR_LOCAL_CATASTROPHIC;
-			rx->error(upper, err);
-		}
 	}
 	if (sw_ddp_term_err_ok(err))
 		err = rx->end(upper);
-	return sw_ddp_term_err_ok(err) ? 1 : -EPROTO;
+	/* SCTP's own CRC32c checked the chunk (RFC 4960 §6.8): report it */
+	if (!sw_ddp_term_err_ok(err)) {
+		rx->error(upper, err);
+		return -EPROTO;
+	}
+	return 1;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_sctp_seg_rx);
