@@ -226,7 +226,10 @@ EXPORT_SYMBOL_IF_KUNIT(sw_ddp_cq_post);
  * hardware RNIC cleans its CQs of a destroyed QP.  A ULP that destroys a
  * QP it did not drain frees what their wr_id (or wr_cqe) points at once
  * ib_destroy_qp() returns, and reads wc->qp: no ib_poll_cq() may return
- * one.  The other QPs' CQEs close up, in their order.
+ * one.  The other QPs' CQEs close up, in their order.  Receives taken
+ * from an SRQ go too: their SRQ slots were free again once their RQEs
+ * were taken (srq.c), where mlx5 holds a slot until its CQE is polled
+ * and frees it here, and the buffers are the ULP's, on any device.
  */
 void sw_ddp_cq_forget_qp(struct sw_ddp_cq *cq, struct ib_qp *qp)
 {
