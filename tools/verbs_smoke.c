@@ -4,13 +4,16 @@
  * connection, with stock libibverbs and its libsiw provider, and check that
  * bad parameters fail cleanly.  One TAP line per check on stdout.
  *
- * usage: verbs_smoke DEVICE [--leave | --hold]
+ * usage: verbs_smoke DEVICE [--leave | --hold | --cqs N]
  *
  * With --leave the program exits holding every resource, so the caller can
  * check that the kernel frees them when the process goes away.  With --hold
  * it keeps them, says "# holding", and waits for the device to be removed
  * under it (rdma link del, rmmod): that must come as IBV_EVENT_DEVICE_FATAL,
  * and every resource must still be released without error afterwards.
+ * With --cqs N it only creates N CQs of the device's largest size, says
+ * "# holding", and keeps them until it is killed: what their rings cost
+ * its memory cgroup can then be read (scripts/guest/verbs.sh).
  */
 #include <errno.h>
 #include <poll.h>
@@ -317,18 +320,41 @@ static void hold(struct smoke *s)
 	check_refused(err, err, "query_device on the removed device");
 }
 
+/* --cqs: @n CQs of max_cqe entries each, held until a signal ends us. */
+static int hold_cqs(struct smoke *s, long n)
+{
+	struct ibv_device_attr a;
+	long i;
+
+	if (!check(!ibv_query_device(s->ctx, &a), "query_device"))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (!ibv_create_cq(s->ctx, a.max_cqe, NULL, NULL, 0))
+			break;
+	if (!check(i == n, "created %ld of %ld CQs of %d CQEs (%s)", i, n,
+		   a.max_cqe, i == n ? "none failed" : strerror(errno)))
+		return 1;
+	printf("# holding\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	struct smoke s = {};
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s DEVICE [--leave | --hold]\n",
+		fprintf(stderr,
+			"usage: %s DEVICE [--leave | --hold | --cqs N]\n",
 			argv[0]);
 		return 2;
 	}
 	s.ctx = open_device(argv[1]);
 	if (!check(s.ctx, "open device %s", argv[1]))
 		return 1;
+	if (argc > 3 && !strcmp(argv[2], "--cqs"))
+		return hold_cqs(&s, strtol(argv[3], NULL, 0));
 
 	test_device(&s);
 	test_memory(&s);

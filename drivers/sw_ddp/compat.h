@@ -7,6 +7,7 @@
 #ifndef SW_DDP_COMPAT_H
 #define SW_DDP_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/socket.h>
 #include <linux/version.h>
 #include <net/sock.h>
@@ -83,6 +84,17 @@ static inline void sw_ddp_sk_hold_net(struct sock *sk)
 	sk->sk_net_refcnt = 1;
 	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
 	sock_inuse_add(net, 1);
+#endif
+}
+
+/* A VMA's flags change through vm_flags_set() since 6.3, directly before. */
+static inline void sw_ddp_vm_flags_set(struct vm_area_struct *vma,
+				       vm_flags_t flags)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
 #endif
 }
 

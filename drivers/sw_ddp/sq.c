@@ -59,7 +59,9 @@ int sw_ddp_sq_init(struct sw_ddp_qp *qp, u32 num, struct ib_ucontext *uctx,
 
 	spin_lock_init(&sq->lock);
 	sq->num = num;
-	sq->taken = kvcalloc(num, sizeof(*sq->taken), GFP_KERNEL);
+	/* a user's QP charges its cgroup for this too, as for its rings */
+	sq->taken = kvcalloc(num, sizeof(*sq->taken),
+			     uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 	if (!sq->taken)
 		return -ENOMEM;
 	sq->ring = sw_ddp_ring_alloc(size, !!uctx);

@@ -14,13 +14,22 @@
  * their own page references, so user space never sees freed memory, and
  * the kernel never touches a ring after removing its entry.
  *
- * Ring memory is zeroed (vmalloc_user), so nothing of the kernel's leaks.
+ * Ring memory is zeroed, so nothing of the kernel's leaks, and a user's
+ * is charged to the memory cgroup of the task that creates the queue, as
+ * the pages of its MRs count against its locked memory: a user allowed
+ * to open the uverbs device pins no more than its cgroup lets it (a
+ * cgroup at its limit reclaims, or OOM-kills, as for any memory charged
+ * to it).  vmalloc_user() cannot charge, so user rings come from
+ * __vmalloc() and are mapped page by page, as remap_vmalloc_range()
+ * would; page aligned, where vmalloc_user() aligns to SHMLBA, which is
+ * a page wherever the data cache does not alias (x86, arm64).
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/siw-abi.h>
 
+#include "compat.h"
 #include "umap.h"
 
 struct sw_ddp_umap {
@@ -33,10 +42,16 @@ static struct sw_ddp_umap *to_umap(struct rdma_user_mmap_entry *entry)
 	return container_of(entry, struct sw_ddp_umap, base);
 }
 
-/* Zeroed ring memory; mappable to user space if @user. */
+/*
+ * Zeroed ring memory; if @user, mappable to user space and charged to
+ * the caller's memory cgroup.  Freed with vfree().
+ */
 void *sw_ddp_ring_alloc(size_t size, bool user)
 {
-	return user ? vmalloc_user(size) : vzalloc(size);
+	if (user)
+		return __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				 __GFP_NOWARN);
+	return vzalloc(size);
 }
 
 /*
@@ -79,6 +94,27 @@ void sw_ddp_ring_free(void *ring, struct rdma_user_mmap_entry *entry)
 		vfree(ring);
 }
 
+/*
+ * Map all of @ring's pages, as many as the VMA has: the ring was
+ * published with its size, and its mmap entry takes only a VMA of that
+ * size, so they are the pages its allocation has.  Each page holds a
+ * reference of the VMA's own.
+ */
+static int umap_ring(struct vm_area_struct *vma, void *ring)
+{
+	unsigned long off;
+	int err;
+
+	sw_ddp_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(ring + off));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* ops.mmap: map the ring behind the key in vm_pgoff. */
 int sw_ddp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
@@ -90,7 +126,7 @@ int sw_ddp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!entry)
 		return -EINVAL;
 
-	err = remap_vmalloc_range(vma, to_umap(entry)->ring, 0);
+	err = umap_ring(vma, to_umap(entry)->ring);
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }

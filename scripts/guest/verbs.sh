@@ -42,6 +42,43 @@ smoke_tap() {
 	return $rc
 }
 
+# The vmalloc octets charged to memory cgroup $1.
+cg_vmalloc() {
+	awk '$1 == "vmalloc" { print $2 }' "$1/memory.stat"
+}
+
+# Queue rings are charged to the memory cgroup of the task that creates
+# them (drivers/sw_ddp/umap.c): verbs_smoke --cqs holds 16 CQs of 64 Ki
+# CQEs of 32 octets, 32 MiB of rings, in a cgroup of its own.  Their
+# charge shows in its memory.stat while held, and goes once the process
+# is killed and the kernel has freed them.
+rings_charged() {
+	local root=/sys/fs/cgroup cg=/sys/fs/cgroup/sw_ddp_rings
+	local log=$TMPDIR/cqs.log pid before held rc=0
+
+	mountpoint -q $root || mount -t cgroup2 none $root || return 1
+	echo +memory > $root/cgroup.subtree_control || return 1
+	mkdir -p $cg || return 1
+	before=$(cg_vmalloc $cg)
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" d1 --cqs 16' \
+		sh $cg "$SMOKE" > "$log" 2>&1 &
+	pid=$!
+	if retry 60 grep -q '^# holding' "$log"; then
+		held=$(cg_vmalloc $cg)
+		echo "vmalloc charged: $before before, $held holding"
+		[ $((held - before)) -ge $((16 * 65536 * 32)) ] || rc=1
+	else
+		rc=1
+	fi
+	kill $pid
+	wait $pid
+	cat "$log"
+	retry 10 test "$(cg_vmalloc $cg)" -le "$before" ||
+		{ echo "still charged: $(cg_vmalloc $cg)"; rc=1; }
+	rmdir $cg || rc=1
+	return $rc
+}
+
 verbs_tests() {
 	insmod "$SW_DDP_KO"
 	netns_up
@@ -52,6 +89,8 @@ verbs_tests() {
 	t "  and leaves no resources behind" res_zero d1
 	t "verbs_smoke exits holding everything" "$SMOKE" d1 --leave
 	t "  and the kernel frees it all" retry 5 res_zero d1
+	t "queue rings are charged to the creator's memory cgroup" \
+		rings_charged
 
 	netns_down
 	rmmod sw_ddp
