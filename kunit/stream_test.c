@@ -142,15 +142,16 @@ static void stream_read_short_refused(struct kunit *test)
 	stream_read_short(test, true);
 }
 
-/* IB_WR_REG_MR on end 0, signalled, and its completion. */
-static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
+/* IB_WR_REG_MR with @access on end 0, signalled, and its completion. */
+static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr,
+				int access)
 {
 	struct ib_reg_wr reg = {
 		.wr = { .opcode = IB_WR_REG_MR,
 			.send_flags = IB_SEND_SIGNALED },
 		.mr = mr,
 		.key = mr->rkey,
-		.access = IB_ACCESS_LOCAL_WRITE,
+		.access = access,
 	};
 	struct ib_wc wc;
 
@@ -161,11 +162,11 @@ static enum ib_wc_status reg_mr(struct stream_fx *sf, struct ib_mr *mr)
 }
 
 /*
- * A fast-register MR (sf->mr[0]) over the first @len octets of end 0's
+ * A fast-register MR (sf->mr[0]) over the first @len octets of end @at's
  * buffer, mapped; not yet registered.
  */
 static struct ib_mr *fast_reg_map(struct kunit *test, struct stream_fx *sf,
-				  u32 len)
+				  int at, u32 len)
 {
 	struct scatterlist sg;
 	struct ib_mr *mr;
@@ -173,7 +174,7 @@ static struct ib_mr *fast_reg_map(struct kunit *test, struct stream_fx *sf,
 	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 	sf->mr[0] = mr;
-	sg_init_one(&sg, sf->buf[0], len);
+	sg_init_one(&sg, sf->buf[at], len);
 	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
 					    DMA_BIDIRECTIONAL), 1);
 	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
@@ -190,7 +191,7 @@ static struct ib_mr *fast_reg_map(struct kunit *test, struct stream_fx *sf,
 static void stream_read_inv(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	struct ib_mr *mr = fast_reg_map(test, sf, 256);
+	struct ib_mr *mr = fast_reg_map(test, sf, 0, 256);
 	const struct ib_send_wr *bad;
 	struct ib_rdma_wr rd;
 	struct ib_sge sge;
@@ -199,7 +200,8 @@ static void stream_read_inv(struct kunit *test)
 
 	old_key = mr->lkey;
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
-	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE),
+			IB_WC_SUCCESS);
 
 	qf_fill(sf->buf[1], 256, 11);
 	memset(sf->buf[0], 0, 256);
@@ -226,7 +228,8 @@ static void stream_read_inv(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 256);
 	KUNIT_EXPECT_MEMEQ(test, sf->buf[0], sf->buf[1], 256);
-	KUNIT_EXPECT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE),
+			IB_WC_SUCCESS);
 }
 
 static int post_recv(struct stream_fx *sf, int at, u32 len)
@@ -1245,13 +1248,14 @@ static void stream_send_source_gone(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
 	const u32 len = SP_SEG_MAX + 100;	/* two segments */
-	struct ib_mr *mr = fast_reg_map(test, sf, len);
+	struct ib_mr *mr = fast_reg_map(test, sf, 0, len);
 	struct send_wait *w;
 	struct ib_send_wr wr;
 	struct ib_sge sge;
 	struct ib_wc wc;
 
-	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE),
+			IB_WC_SUCCESS);
 	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, SP_BUF_LEN), 0);
 
 	w = send_wait_arm(test, false, false);
@@ -2014,27 +2018,11 @@ static void crc_write_spoilt(struct kunit *test, u32 at, u8 bits,
 {
 	const struct crc_case *c = test->param_value;
 	struct stream_fx *sf = sp_fx(test);
-	struct ib_reg_wr reg = {
-		.wr = { .opcode = IB_WR_REG_MR,
-			.send_flags = IB_SEND_SIGNALED },
-		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
-	};
-	struct scatterlist sg;
-	struct ib_mr *mr;
-	struct ib_wc wc;
+	struct ib_mr *mr = fast_reg_map(test, sf, 1, 256);
 
-	mr = ib_alloc_mr(sf->pd, IB_MR_TYPE_MEM_REG, 2);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
-	sf->mr[0] = mr;
-	sg_init_one(&sg, sf->buf[1], 256);
-	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(sf->pd->device, &sg, 1,
-					    DMA_BIDIRECTIONAL), 1);
-	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
-	reg.mr = mr;
-	reg.key = mr->rkey;
-	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &reg.wr, NULL), 0);
-	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
-	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE |
+					     IB_ACCESS_REMOTE_WRITE),
+			IB_WC_SUCCESS);
 
 	memset(sf->buf[1], 0, 256);
 	wire_flip_arm(test, sf, at, bits);
