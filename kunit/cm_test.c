@@ -833,20 +833,23 @@ static u32 cm_size_goal(struct sock *sk)
 
 /*
  * A Read Response from data_ready (SW_DDP_SEG_NOW) that TCP takes only in
- * part: the rest goes before any other FPDU, and the stream stays whole.
- * TCP takes part of a send when its last unsent skb has room for less
- * than the FPDU and no new skb may be had; a TCP_NOTSENT_LOWAT brings that
- * about on purpose.  The receiver reads nothing, so its window shuts and
- * TCP queues; the last skb is filled to r octets short of TCP's size goal
- * (gso_segs MSSes), and the limit set to what is queued plus one.  The
- * receiver then reads all of it, CRCs checked.
+ * part leaves its rest to go before any other FPDU.  TCP takes part of a
+ * send when its last unsent skb has room for less than the FPDU and no
+ * new skb may be had; a TCP_NOTSENT_LOWAT brings that about on purpose.
+ * The receiver reads nothing, so its window shuts and TCP queues; the
+ * last skb is filled to r octets short of TCP's size goal (gso_segs
+ * MSSes), and the limit set to what is queued plus one.
+ *
+ * Returns with the initiator's socket locked and that limit still set
+ * (the rest cannot go before the receiver reads), *@lowat the socket's
+ * own.  Return: the FPDUs begun on the stream, the partial one included.
  */
-static void cm_test_now_rest(struct kunit *test)
+static int cm_now_rest_left(struct kunit *test, u32 *lowat)
 {
 	struct sw_ddp_mpa_cfg crc = cfg_v2;
 	struct cm_test *t = test->priv;
-	u32 goal = 0, tail_len = 0, r = 0, seq, took = 0, took2 = 0, lowat;
-	int i, k, n, fill, nr = 0, err = 0, err2 = 0, sndbuf = SZ_1M;
+	u32 goal = 0, tail_len = 0, r = 0, seq, took;
+	int i, k, n, fill, nr = 0, err, sndbuf = SZ_1M;
 	struct sw_ddp_tcp_ep *ep;
 	struct cm_sink *quiet;
 	struct sk_buff *tail;
@@ -911,26 +914,22 @@ static void cm_test_now_rest(struct kunit *test)
 	}
 
 	tp = tcp_sk(sk);
-	lowat = tp->notsent_lowat;
+	*lowat = tp->notsent_lowat;
 	seq = tp->write_seq;
 	tp->notsent_lowat = tp->write_seq - tp->snd_nxt + 1;
 	err = cm_send_fpdu(t, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
 	took = tp->write_seq - seq;
-	/* with room again, the rest still goes first: nothing from here */
-	tp->notsent_lowat = lowat;
-	err2 = cm_send_fpdu(t, ep, CM_NOW_LEN, SW_DDP_SEG_NOW);
-	took2 = tp->write_seq - seq - took;
-	release_sock(sk);
-
 	KUNIT_EXPECT_EQ(test, 0, err);
 	KUNIT_EXPECT_EQ_MSG(test, r, took, "TCP took %u of %u", took,
 			    CM_FPDU_LEN(CM_NOW_LEN));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, err2);
-	KUNIT_EXPECT_EQ(test, 0, took2);
-	nr += !err;
-	/* and the engine's next FPDU comes after the rest */
-	KUNIT_EXPECT_EQ(test, 0, cm_send_fpdu(t, ep, 100, 0));
-	nr++;
+	return nr + !err;
+}
+
+/* The receiver reads until @nr FPDUs have ended, or it fails. */
+static void cm_read_fpdus(struct kunit *test, int nr)
+{
+	struct cm_test *t = test->priv;
+	int i;
 
 	cm_start_data(test, t->pas.child);
 	for (i = 0; i < 500 && atomic_read(&t->sink.ended) < nr; i++) {
@@ -942,6 +941,89 @@ static void cm_test_now_rest(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&t->sink.error_done),
 			       "the receiver failed: layer %u error %u",
 			       t->sink.err.layer, t->sink.err.ecode);
+}
+
+/*
+ * The rest goes before any other FPDU, and the stream stays whole: the
+ * receiver reads all of it, CRCs checked.
+ */
+static void cm_test_now_rest(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct sock *sk;
+	u32 lowat, seq;
+	int nr, err;
+
+	nr = cm_now_rest_left(test, &lowat);
+	sk = t->conn->sock->sk;
+	/* with room again, the rest still goes first: nothing from here */
+	tcp_sk(sk)->notsent_lowat = lowat;
+	seq = tcp_sk(sk)->write_seq;
+	err = cm_send_fpdu(t, t->conn, CM_NOW_LEN, SW_DDP_SEG_NOW);
+	seq = tcp_sk(sk)->write_seq - seq;
+	release_sock(sk);
+	KUNIT_EXPECT_EQ(test, -EAGAIN, err);
+	KUNIT_EXPECT_EQ(test, 0U, seq);
+	/* and the engine's next FPDU comes after the rest */
+	KUNIT_EXPECT_EQ(test, 0, cm_send_fpdu(t, t->conn, 100, 0));
+	cm_read_fpdus(test, nr + 1);
+}
+
+/*
+ * A graceful close while the rest waits for room: the FIN waits for the
+ * rest, which goes once the receiver reads, so the stream does not end
+ * inside that FPDU (the peer would take it for a lost connection).
+ */
+static void cm_test_now_rest_close(struct kunit *test)
+{
+	struct cm_test *t = test->priv;
+	struct sw_ddp_tcp_ep *ep;
+	u32 lowat;
+	int i, nr;
+
+	nr = cm_now_rest_left(test, &lowat);
+	ep = t->conn;
+	release_sock(ep->sock->sk);
+	ep->llp.ops->close(&ep->llp, false);
+	/* the close has begun once reception stops */
+	for (i = 0; i < 50 && READ_ONCE(ep->rx_ready); i++)
+		msleep(20);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(ep->rx_ready));
+	msleep(100);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&t->act.closed_done),
+			       "the close did not wait for the rest");
+	cm_read_fpdus(test, nr);
+	cm_wait(test, &t->act.closed_done);
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_LOCAL, t->act.why);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_FIN, t->pas.why);
+}
+
+/*
+ * The same close with a receiver that reads nothing: the rest is given
+ * SW_DDP_TCP_LINGER_MS, then the stream, which a FIN would end inside
+ * that FPDU, ends with a reset.
+ */
+static void cm_test_now_rest_close_stuck(struct kunit *test)
+{
+	unsigned long linger = msecs_to_jiffies(SW_DDP_TCP_LINGER_MS);
+	struct cm_test *t = test->priv;
+	struct sw_ddp_tcp_ep *ep;
+	unsigned long start;
+	u32 lowat;
+
+	cm_now_rest_left(test, &lowat);
+	ep = t->conn;
+	release_sock(ep->sock->sk);
+	start = jiffies;
+	ep->llp.ops->close(&ep->llp, false);
+	KUNIT_ASSERT_NE_MSG(test, 0UL,
+			    wait_for_completion_timeout(&t->act.closed_done,
+							2 * linger),
+			    "the close waits for the rest for ever");
+	KUNIT_EXPECT_GE(test, jiffies - start, linger);
+	cm_wait(test, &t->pas.closed_done);
+	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->pas.why);
 }
 
 /*
@@ -2028,6 +2110,8 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_rtr_timeout_sender_waits),
 	KUNIT_CASE(cm_test_close_sender_waits),
 	KUNIT_CASE(cm_test_now_rest),
+	KUNIT_CASE(cm_test_now_rest_close),
+	KUNIT_CASE_SLOW(cm_test_now_rest_close_stuck),
 	KUNIT_CASE(cm_test_close_lingers),
 	KUNIT_CASE(cm_test_fin_inside_fpdu),
 	KUNIT_CASE(cm_test_fpdu_with_fin),

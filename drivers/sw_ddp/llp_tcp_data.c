@@ -39,16 +39,15 @@ struct sw_ddp_tcp_data {
 	struct mutex tx_lock;		/* one sendmsg at a time; stopped */
 	bool stopped;			/* also under ep->mutex */
 	bool stopping;			/* stop() shuts the socket down */
-	int tx_err;			/* under tx_lock: the rest's send failed */
+	int tx_err;			/* set under tx_lock: the rest failed */
 
 	/*
 	 * What the socket left of the last SW_DDP_SEG_NOW FPDU, @rest_len
 	 * octets: sent, under tx_lock, before any other FPDU, by rest_work
 	 * or by the engine's next send_segment(), whichever comes first.
 	 * Set with the socket locked and the engine held; cleared under
-	 * tx_lock once all of it is in the socket.  A stop() before then
-	 * ends the stream inside that FPDU, which the peer takes for a lost
-	 * connection (RFC 5044), as it would a reset.
+	 * tx_lock once all of it is in the socket.  A graceful stop() waits
+	 * for it (tcp_data_wait_rest()).
 	 */
 	struct work_struct rest_work;
 	unsigned int rest_len;
@@ -287,6 +286,28 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 	return 0;
 }
 
+static bool tcp_data_rest_done(struct sw_ddp_tcp_data *d)
+{
+	return !READ_ONCE(d->rest_len) || READ_ONCE(d->tx_err);
+}
+
+/*
+ * A FIN must not end the stream inside the SW_DDP_SEG_NOW FPDU whose rest
+ * is still to go: the peer would take the close for a lost connection
+ * (RFC 5044, "Connection lost": a stream ending partway through an
+ * FPDU).  The rest waits for room, which the peer's reading makes; give
+ * it as long as a lingering socket waits for the peer's ACK of our FIN.
+ *
+ * Return: false if the rest did not go (no room in time, or its send
+ * failed): the stream has lost its framing, and ends with a reset.
+ */
+static bool tcp_data_wait_rest(struct sw_ddp_tcp_data *d)
+{
+	wait_var_event_timeout(&d->rest_len, tcp_data_rest_done(d),
+			       msecs_to_jiffies(SW_DDP_TCP_LINGER_MS));
+	return !READ_ONCE(d->rest_len);
+}
+
 /**
  * sw_ddp_tcp_data_stop() - leave RDMA mode, before the socket goes
  * @ep: the endpoint
@@ -295,7 +316,9 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
  * Once this returns no receive upcall runs and no segment is being sent;
  * a sender blocked on a full socket is woken by the shutdown or reset.
  * A reset goes out at once, with no FIN before it that the peer could
- * take for a graceful close.
+ * take for a graceful close.  A shutdown waits first, for at most
+ * SW_DDP_TCP_LINGER_MS, for the rest of a SW_DDP_SEG_NOW FPDU still to
+ * go; a reset instead if it does not go.
  */
 void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 {
@@ -320,6 +343,9 @@ void sw_ddp_tcp_data_stop(struct sw_ddp_tcp_ep *ep, bool abortive)
 	write_unlock_bh(&sk->sk_callback_lock);
 	release_sock(sk);
 
+	/* no upcall sends a SW_DDP_SEG_NOW FPDU from here on */
+	if (!abortive && !tcp_data_wait_rest(d))
+		abortive = true;
 	/* a sender the shutdown or reset cuts short says so: -ESHUTDOWN */
 	WRITE_ONCE(d->stopping, true);
 	if (abortive)
@@ -456,9 +482,11 @@ static int tcp_data_send_rest(struct socket *sock, struct sw_ddp_tcp_data *d)
 	if (d->tx_err || !kv.iov_len)
 		return d->tx_err;
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &kv, 1, kv.iov_len);
-	d->tx_err = tcp_data_send_msg(sock, &msg);
+	WRITE_ONCE(d->tx_err, tcp_data_send_msg(sock, &msg));
 	if (!d->tx_err)
 		WRITE_ONCE(d->rest_len, 0);
+	smp_mb();	/* the store before a waiter's check: wake_up_var() */
+	wake_up_var(&d->rest_len);	/* tcp_data_wait_rest() */
 	return d->tx_err;
 }
 
