@@ -1630,16 +1630,21 @@ static void cm_test_request_fuzz(struct kunit *test)
 	kunit_info(test, "%d of %d Requests handed up\n", nreq, seed);
 }
 
-/* What an initiator's owner hears of @frame, @sent octets of it, and FIN. */
+/*
+ * What an initiator's owner hears of @frame, @sent octets of it, and FIN;
+ * *@term what the initiator's Terminate carries (RFC 6581 §8), if it
+ * sends one, framed per *@conn.
+ */
 static int cm_fuzz_reply_status(const struct sw_ddp_mpa_cfg *offer,
 				const u8 *frame, u32 sent,
-				struct mpa_rr_info *rep)
+				struct mpa_rr_info *rep,
+				struct sw_ddp_mpa_conn *conn,
+				struct sw_ddp_term_err *term)
 {
 	const struct mpa_rr_hdr *h = (const void *)frame;
 	u32 len = sizeof(*h) + be16_to_cpu(h->pd_len);
-	struct sw_ddp_term_err term;
-	struct sw_ddp_mpa_conn conn;
 
+	*term = SW_DDP_TERM_OK;
 	if (sent < sizeof(*h))
 		return -ECONNRESET;
 	/* RFC 5044: the key and PD_Length are checked as soon as they are in */
@@ -1652,7 +1657,37 @@ static int cm_fuzz_reply_status(const struct sw_ddp_mpa_cfg *offer,
 		return -EPROTO;
 	if (rep->flags & MPA_FLAG_R)
 		return -ECONNREFUSED;
-	return sw_ddp_mpa_conclude(offer, rep, &conn, &term);
+	return sw_ddp_mpa_conclude(offer, rep, conn, term);
+}
+
+/*
+ * All the initiator sent after its Request, read to its close: the
+ * Terminate that @term calls for, framed per @conn, or nothing.  The
+ * close is a FIN, unless octets of ours were left unread (@unread),
+ * which make it a reset once the FIN is acknowledged (struct tcp_linger).
+ */
+static void cm_fuzz_expect_term(struct kunit *test, struct socket *sock,
+				const struct sw_ddp_mpa_conn *conn,
+				struct sw_ddp_term_err term, bool unread)
+{
+	struct mpa_fpdu_cfg cfg = {
+		.crc = conn->crc, .markers = conn->tx_markers,
+	};
+	u8 fpdu[64];
+	int got, end;
+
+	end = raw_peer_drain(sock, fpdu, sizeof(fpdu), &got);
+	if (sw_ddp_term_err_ok(term)) {
+		KUNIT_EXPECT_EQ(test, 0, got);
+		KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
+		return;
+	}
+	if (unread)
+		KUNIT_EXPECT_TRUE(test, end == 0 || end == -ECONNRESET);
+	else
+		KUNIT_EXPECT_EQ(test, 0, end);
+	KUNIT_ASSERT_LE(test, got, (int)sizeof(fpdu));
+	raw_peer_check_term(test, fpdu, got, &cfg, term);
 }
 
 /*
@@ -1661,20 +1696,25 @@ static int cm_fuzz_reply_status(const struct sw_ddp_mpa_cfg *offer,
  * what it hears is what the Reply says as mpa_rr_validate() and
  * sw_ddp_mpa_conclude() (mpa_test.c) read it: a refusal with its private
  * data, a Reply we cannot live with, or success; a Reply malformed or
- * cut short is a protocol error or a lost connection.  Seeded as
- * cm_test_request_fuzz(), Requests of either revision asking for
- * whatever they may.
+ * cut short is a protocol error or a lost connection.  On the wire the
+ * initiator sends nothing after its Request but, for a Reply RFC 6581 §8
+ * has it terminate, that Terminate in FPDU mode, framed as negotiated.
+ * Seeded as cm_test_request_fuzz(), Requests of either revision asking
+ * for whatever they may.
  */
 static void cm_test_reply_fuzz(struct kunit *test)
 {
 	struct cm_test *t = test->priv;
 	u8 *frame = kunit_kzalloc(test, CM_FUZZ_MAX, GFP_KERNEL);
 	u8 *pdata = kunit_kzalloc(test, MPA_PD_MAX, GFP_KERNEL);
+	const struct mpa_rr_hdr *h = (void *)frame;
+	struct sw_ddp_mpa_conn concluded;
+	struct sw_ddp_term_err term;
 	struct sw_ddp_mpa_cfg offer;
 	struct mpa_rr_info rep;
 	struct socket *conn;
 	struct rnd_state rnd;
-	int seed, want, nconn = 0, nok = 0;
+	int seed, want, nconn = 0, nok = 0, nterm = 0;
 	u32 len, sent, at, piece;
 
 	KUNIT_ASSERT_NOT_NULL(test, frame);
@@ -1694,6 +1734,7 @@ static void cm_test_reply_fuzz(struct kunit *test)
 		reinit_completion(&t->act.conn_done);
 		conn = raw_accept_request(test, &offer, CM_TIMEOUT);
 		tcp_sock_set_nodelay(conn->sk);
+		conn->sk->sk_rcvtimeo = CM_WAIT;	/* no drain for ever */
 
 		len = cm_fuzz_request(&rnd, frame, pdata);
 		KUNIT_ASSERT_GT(test, len, 0U);
@@ -1703,7 +1744,8 @@ static void cm_test_reply_fuzz(struct kunit *test)
 		sent = cm_fuzz_spoil(&rnd, frame, len);
 		if (!fz_rand(&rnd, 4))
 			sent = cm_fuzz_spoil(&rnd, frame, sent);
-		want = cm_fuzz_reply_status(&offer, frame, sent, &rep);
+		want = cm_fuzz_reply_status(&offer, frame, sent, &rep,
+					    &concluded, &term);
 
 		for (at = 0; at < sent; at += piece) {
 			piece = sent - at;
@@ -1730,11 +1772,17 @@ static void cm_test_reply_fuzz(struct kunit *test)
 		}
 		cm_close_ep(t->conn);
 		t->conn = NULL;
+		nterm += !sw_ddp_term_err_ok(term);
+		cm_fuzz_expect_term(test, conn, &concluded, term,
+				    sent > sizeof(*h) + be16_to_cpu(h->pd_len));
 		sock_release(conn);
-		if (test->status == KUNIT_FAILURE)
+		if (test->status == KUNIT_FAILURE) {
+			kunit_info(test, "seed %d\n", seed);
 			return;
+		}
 	}
-	kunit_info(test, "%d of %d Replies accepted\n", nok, seed);
+	kunit_info(test, "%d of %d Replies accepted, %d terminated\n", nok,
+		   seed, nterm);
 }
 
 /* A peer that says nothing is dropped when the timeout fires. */

@@ -25,24 +25,21 @@ int raw_peer_drain(struct socket *sock, u8 *buf, size_t size, int *got)
 }
 
 /*
- * All the peer receives from now on is one FPDU, framed per @cfg, and
- * FIN: the stream's first Terminate (RFC 5040: queue 2, MSN 1, whole),
- * carrying @want and no quoted headers.
+ * @fpdu, @len octets, is one FPDU framed per @cfg: the stream's first
+ * Terminate (RFC 5040: queue 2, MSN 1, whole), carrying @want and no
+ * quoted headers.
  */
-void raw_peer_expect_term(struct kunit *test, struct socket *sock,
-			  const struct mpa_fpdu_cfg *cfg,
-			  struct sw_ddp_term_err want)
+void raw_peer_check_term(struct kunit *test, const u8 *fpdu, int len,
+			 const struct mpa_fpdu_cfg *cfg,
+			 struct sw_ddp_term_err want)
 {
 	struct ddp_untagged_fields f;
 	struct sw_ddp_term_err err;
 	struct rdmap_term_info ti;
-	u8 fpdu[64], ulpdu[64];
-	int got, end;
+	u8 ulpdu[64];
 	u16 ulpdu_len;
 
-	end = raw_peer_drain(sock, fpdu, sizeof(fpdu), &got);
-	KUNIT_EXPECT_EQ(test, 0, end);		/* FIN, not RST */
-	err = mpa_fpdu_validate(fpdu, got, cfg, ulpdu, sizeof(ulpdu),
+	err = mpa_fpdu_validate(fpdu, len, cfg, ulpdu, sizeof(ulpdu),
 				&ulpdu_len);
 	KUNIT_ASSERT_TRUE(test, sw_ddp_term_err_ok(err));
 	KUNIT_ASSERT_EQ(test, DDP_UNTAGGED_HDR_LEN + 4, ulpdu_len);
@@ -57,4 +54,17 @@ void raw_peer_expect_term(struct kunit *test, struct socket *sock,
 	KUNIT_EXPECT_EQ(test, 0, ti.hdrct);
 	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(want),
 			sw_ddp_term_err_pack(ti.err));
+}
+
+/* All the peer receives from now on is raw_peer_check_term()'s, and FIN. */
+void raw_peer_expect_term(struct kunit *test, struct socket *sock,
+			  const struct mpa_fpdu_cfg *cfg,
+			  struct sw_ddp_term_err want)
+{
+	u8 fpdu[64];
+	int got, end;
+
+	end = raw_peer_drain(sock, fpdu, sizeof(fpdu), &got);
+	KUNIT_EXPECT_EQ(test, 0, end);		/* FIN, not RST */
+	raw_peer_check_term(test, fpdu, got, cfg, want);
 }

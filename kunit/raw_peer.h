@@ -9,6 +9,9 @@
 #include "mpa.h"
 
 int raw_peer_drain(struct socket *sock, u8 *buf, size_t size, int *got);
+void raw_peer_check_term(struct kunit *test, const u8 *fpdu, int len,
+			 const struct mpa_fpdu_cfg *cfg,
+			 struct sw_ddp_term_err want);
 void raw_peer_expect_term(struct kunit *test, struct socket *sock,
 			  const struct mpa_fpdu_cfg *cfg,
 			  struct sw_ddp_term_err want);
