@@ -391,18 +391,26 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
 
 /*
  * Feed @st with the bits @flip at @at flipped (none if @flip is 0), in
- * pieces of each size; the stream ends with @want after @ended FPDUs.
+ * pieces of each size; the stream ends with @want after @ended FPDUs,
+ * the failing one at @fpdu_at.  That one goes up to begin() unless its
+ * CRC is found bad first: where it is framed whole, mapped and inside
+ * one piece, with no marker leading it.
  */
 static void expect_upper_held(struct kunit *test, struct stream *st,
 			      const struct sink *cfg, u32 at, u8 flip,
-			      struct sw_ddp_term_err want, u32 ended)
+			      struct sw_ddp_term_err want, u32 ended,
+			      u32 fpdu_at)
 {
 	static const u32 chunks[] = { 1, 7, 64, STREAM_MAX };
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	bool mapped = *(const bool *)test->param_value;
 	struct mpa_rx rx;
-	u32 i;
+	u32 i, last;
+	bool whole;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
+	last = fpdu_at + mpa_fpdu_len(mpa_fpdu_ulpdu_len((const void *)
+					(st->wire + fpdu_at))) - 1;
 	st->wire[at] ^= flip;
 	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		memset(s, 0, sizeof(*s));
@@ -415,7 +423,11 @@ static void expect_upper_held(struct kunit *test, struct stream *st,
 			   want);
 		KUNIT_EXPECT_EQ_MSG(test, s->ended, ended, "chunk %u",
 				    chunks[i]);
-		KUNIT_EXPECT_EQ(test, s->begun, ended + 1);
+		whole = mapped && !st->cfg.markers &&
+			fpdu_at / chunks[i] == last / chunks[i];
+		KUNIT_EXPECT_EQ_MSG(test, s->begun,
+				    ended + !(whole && flip), "chunk %u",
+				    chunks[i]);
 	}
 	st->wire[at] ^= flip;
 }
@@ -424,7 +436,7 @@ static void expect_upper_held(struct kunit *test, struct stream *st,
  * RFC 5044 §8: with CRCs, what the layer above finds wrong in an FPDU
  * counts only once its CRC is good; a bad one is an MPA CRC error,
  * however its header or payload looked.  The rest of the FPDU is read
- * for the CRC, and nothing of it goes up.
+ * for the CRC, and nothing of it goes up; framed whole, none of it.
  */
 static void mpa_rx_crc_before_upper(struct kunit *test)
 {
@@ -441,9 +453,9 @@ static void mpa_rx_crc_before_upper(struct kunit *test)
 		cfg->payload_fails = false;
 		/* the first FPDU, all header (a marker leads it): its MSN */
 		expect_upper_held(test, st, cfg, 12 + 4 * markers, 0,
-				  DDP_ERR_T_INVALID_STAG, 0);
+				  DDP_ERR_T_INVALID_STAG, 0, 4 * markers);
 		expect_upper_held(test, st, cfg, 12 + 4 * markers, 0x08,
-				  MPA_ERR_CRC, 0);
+				  MPA_ERR_CRC, 0, 4 * markers);
 		if (markers)
 			continue;
 		/* the fourth's payload fails half way; spoilt after that */
@@ -452,9 +464,9 @@ static void mpa_rx_crc_before_upper(struct kunit *test)
 		cfg->payload_err = DDP_ERR_T_BASE_BOUNDS;
 		cfg->fail_seg = 3;
 		expect_upper_held(test, st, cfg, payload3 + 400, 0,
-				  DDP_ERR_T_BASE_BOUNDS, 3);
+				  DDP_ERR_T_BASE_BOUNDS, 3, fpdu3);
 		expect_upper_held(test, st, cfg, payload3 + 400, 0x40,
-				  MPA_ERR_CRC, 3);
+				  MPA_ERR_CRC, 3, fpdu3);
 	}
 }
 

@@ -2047,10 +2047,51 @@ static void stream_crc_write_to(struct kunit *test)
 			 DDP_ERR_T_BASE_BOUNDS);
 }
 
+/*
+ * Its TO spoilt to 64 octets further on, still inside the MR: DDP's
+ * checks pass, and only the CRC can tell.  With CRCs, an FPDU framed
+ * whole is checked before any of it is placed; one read in pieces has
+ * its payload placed as it comes (README), and fails the stream all the
+ * same.  Without CRCs it lands where its header says.
+ */
+static void stream_crc_write_to_inside(struct kunit *test)
+{
+	const struct crc_case *c = test->param_value;
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_mr *mr = fast_reg_map(test, sf, 1, 256);
+	struct ib_wc wc;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE |
+					     IB_ACCESS_REMOTE_WRITE),
+			IB_WC_SUCCESS);
+	/* so that the flip adds 64 */
+	KUNIT_ASSERT_EQ(test, 0UL, (uintptr_t)sf->buf[1] & 0x40);
+
+	memset(sf->buf[1], 0, 256);
+	wire_flip_arm(test, sf, offsetof(struct ddp_tagged_hdr, to) + 7, 0x40);
+	qf_fill(sf->buf[0], 64, 4);
+	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 64, mr->rkey),
+			0);
+	if (c->crc) {
+		expect_failed_with(test, sf, MPA_ERR_CRC);
+		if (!c->split)
+			KUNIT_EXPECT_TRUE(test, !memchr_inv(sf->buf[1], 0, 256));
+		return;
+	}
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	for (i = 0; i < 100 && memcmp(sf->buf[1] + 64, sf->buf[0], 64); i++)
+		msleep(20);
+	KUNIT_EXPECT_MEMEQ(test, sf->buf[1] + 64, sf->buf[0], 64);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(sf->buf[1], 0, 64));
+}
+
 static struct kunit_case stream_crc_cases[] = {
 	KUNIT_CASE_PARAM(stream_crc_send_mo, crc_gen_params),
 	KUNIT_CASE_PARAM(stream_crc_write_stag, crc_gen_params),
 	KUNIT_CASE_PARAM(stream_crc_write_to, crc_gen_params),
+	KUNIT_CASE_PARAM(stream_crc_write_to_inside, crc_gen_params),
 	{}
 };
 

@@ -18,7 +18,9 @@
  * payload can be placed on the fly, but an error it reports is held
  * until the CRC at the FPDU's end is known good (mpa_rx_hold()).  One
  * corrupted in flight past TCP's checksum thus ends the stream with an
- * MPA CRC error, whatever its header then seemed to say.
+ * MPA CRC error, whatever its header then seemed to say.  An FPDU framed
+ * whole is checked before any of it goes up; one read piece by piece has
+ * its payload placed before its CRC is known, as in siw (README).
  */
 #include <linux/crc32c.h>
 #include <linux/module.h>
@@ -322,9 +324,10 @@ static void mpa_rx_step(struct mpa_rx *rx)
 /*
  * An FPDU that starts here and lies wholly in the input's current mapped
  * piece, with no marker inside it, is framed in place: the same upcalls
- * and checks as octet by octet, in the same order, without gathering its
- * header or trailer.  This is the common case (an FPDU per TCP segment,
- * in the skb's linear part or one page fragment).  False, having
+ * and checks as octet by octet, in the same order but for the CRC, which
+ * goes first, without gathering its header or trailer.  This is the
+ * common case (an FPDU per TCP segment, in the skb's linear part or one
+ * page fragment).  False, having
  * consumed nothing, for anything else, the malformed included: the
  * step-by-step path then frames it, and reports what is wrong.
  */
@@ -345,6 +348,18 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 	/* a marker at the next octet, or inside, is not "no marker" */
 	if (wire > n || wire > mpa_rx_to_marker(rx))
 		return false;
+	/*
+	 * RFC 5044 "CRC Calculation": all but the CRC field, if negotiated.
+	 * All of the FPDU is here, so it is checked before anything of it
+	 * goes up: one spoilt in flight places nothing, and the Terminate
+	 * quotes no header (no begin()).
+	 */
+	memcpy(&crc, p + wire - MPA_CRC_SIZE, sizeof(crc));
+	if (rx->crc &&
+	    le32_to_cpu(crc) != ~crc32c(~0U, p, wire - MPA_CRC_SIZE)) {
+		rx->err = MPA_ERR_CRC;
+		return true;
+	}
 	hdr_len = rx->ops->hdr_len(rx->upper, p + MPA_ULPDU_LEN_SIZE);
 	if (!sw_ddp_term_err_ok(mpa_rx_hdr_len_check(hdr_len, ulpdu_len)) ||
 	    hdr_len > ulpdu_len)
@@ -363,14 +378,6 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 			return true;
 		}
 	}
-	/* RFC 5044 "CRC Calculation": all but the CRC field, if negotiated */
-	memcpy(&crc, p + wire - MPA_CRC_SIZE, sizeof(crc));
-	if (rx->crc &&
-	    le32_to_cpu(crc) != ~crc32c(~0U, p, wire - MPA_CRC_SIZE)) {
-		rx->err = MPA_ERR_CRC;
-		return true;
-	}
-	/* the layer above's error, now that the FPDU is known intact */
 	if (!sw_ddp_term_err_ok(err)) {
 		rx->err = err;
 		return true;
