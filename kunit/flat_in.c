@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KUnit: a flat buffer as mpa_rx input (flat_in.h). */
+#include <linux/crc32c.h>
 #include <linux/string.h>
 
 #include "flat_in.h"
@@ -24,10 +25,25 @@ static void flat_skip(struct mpa_rx_in *in, u32 len)
 	container_of(in, struct flat_in, in)->pos += len;
 }
 
+static int flat_peek(struct mpa_rx_in *in, u32 off, void *dst, u32 len)
+{
+	memcpy(dst, container_of(in, struct flat_in, in)->pos + off, len);
+	return 0;
+}
+
+static int flat_crc(struct mpa_rx_in *in, u32 len, u32 *crc)
+{
+	*crc = crc32c(*crc, container_of(in, struct flat_in, in)->pos, len);
+	return 0;
+}
+
 void flat_in_init(struct flat_in *f, const u8 *pos, u32 len, bool mapped)
 {
 	*f = (struct flat_in){
-		.in = { .read = flat_read, .avail = len },
+		.in = {
+			.read = flat_read, .peek = flat_peek, .crc = flat_crc,
+			.avail = len,
+		},
 		.pos = pos,
 	};
 	if (mapped) {

@@ -11,8 +11,9 @@ struct flat_in {
 };
 
 /*
- * @len octets at @pos.  @mapped: offer mapped() and skip() as well, as
- * the TCP LLP does, so that mpa_rx frames FPDUs wholly inside in place.
+ * @len octets at @pos, with peek() and crc() as the TCP LLP offers them.
+ * @mapped: offer mapped() and skip() as well, as the TCP LLP does, so
+ * that mpa_rx frames FPDUs wholly inside in place.
  */
 void flat_in_init(struct flat_in *f, const u8 *pos, u32 len, bool mapped);
 

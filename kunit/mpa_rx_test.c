@@ -393,8 +393,8 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
  * Feed @st with the bits @flip at @at flipped (none if @flip is 0), in
  * pieces of each size; the stream ends with @want after @ended FPDUs,
  * the failing one at @fpdu_at.  That one goes up to begin() unless its
- * CRC is found bad first: where it is framed whole, mapped and inside
- * one piece, with no marker leading it.
+ * CRC is found bad first: where it lies whole in one piece fed, and the
+ * stream has no markers (mpa_rx_check_ahead()).
  */
 static void expect_upper_held(struct kunit *test, struct stream *st,
 			      const struct sink *cfg, u32 at, u8 flip,
@@ -403,7 +403,6 @@ static void expect_upper_held(struct kunit *test, struct stream *st,
 {
 	static const u32 chunks[] = { 1, 7, 64, STREAM_MAX };
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	bool mapped = *(const bool *)test->param_value;
 	struct mpa_rx rx;
 	u32 i, last;
 	bool whole;
@@ -423,7 +422,7 @@ static void expect_upper_held(struct kunit *test, struct stream *st,
 			   want);
 		KUNIT_EXPECT_EQ_MSG(test, s->ended, ended, "chunk %u",
 				    chunks[i]);
-		whole = mapped && !st->cfg.markers &&
+		whole = !st->cfg.markers &&
 			fpdu_at / chunks[i] == last / chunks[i];
 		KUNIT_EXPECT_EQ_MSG(test, s->begun,
 				    ended + !(whole && flip), "chunk %u",

@@ -1908,8 +1908,9 @@ static struct kunit_suite stream_srq_suite = {
  * §8): the stream ends with an MPA CRC error, whatever the header then
  * seemed to say, the receive is flushed rather than completed for it,
  * and nothing lands.  Without, the header's checks are all there is.
- * Each FPDU goes in one mapped piece (framed where it lies) or in two
- * to be read, cut inside its payload (framed octet by octet).
+ * Each FPDU goes in one piece, mapped (framed where it lies) or to be
+ * read (its CRC summed ahead), or in two to be read, cut inside its
+ * payload (framed octet by octet).
  */
 struct crc_case {
 	const char *name;
@@ -1920,6 +1921,7 @@ struct crc_case {
 
 static const struct crc_case crc_cases[] = {
 	{ "CRC, whole", true, 0, false },
+	{ "CRC, whole, not mapped", true, 0, true },
 	{ "CRC, in pieces", true, 26, true },
 	{ "no CRC, whole", false, 0, false },
 	{ "no CRC, in pieces", false, 26, true },
@@ -2049,10 +2051,11 @@ static void stream_crc_write_to(struct kunit *test)
 
 /*
  * Its TO spoilt to 64 octets further on, still inside the MR: DDP's
- * checks pass, and only the CRC can tell.  With CRCs, an FPDU framed
- * whole is checked before any of it is placed; one read in pieces has
- * its payload placed as it comes (README), and fails the stream all the
- * same.  Without CRCs it lands where its header says.
+ * checks pass, and only the CRC can tell.  With CRCs, an FPDU that
+ * arrives whole, mapped or not, is checked before any of it is placed;
+ * one that comes in two pieces has its payload placed as it comes
+ * (README), and fails the stream all the same.  Without CRCs it lands
+ * where its header says.
  */
 static void stream_crc_write_to_inside(struct kunit *test)
 {

@@ -6,9 +6,11 @@
  * from every start offset in pieces of awkward sizes; what comes out must
  * be the octets that went in, in order, with the piece that runs past the
  * end refused.  The same walks through mapped() and skip() must see the
- * same octets in place, and every one of head and fragments mapped.
+ * same octets in place, and every one of head and fragments mapped; and
+ * peek() and crc(), which look ahead, the octets still to come.
  */
 #include <kunit/test.h>
+#include <linux/crc32c.h>
 #include <linux/slab.h>
 
 #include "llp_tcp.h"
@@ -87,6 +89,36 @@ static void walk_mapped(struct kunit *test, const struct sk_buff *skb,
 	kunit_kfree(test, out);
 }
 
+/*
+ * From @off, and again after every @step octets read: crc() and peek()
+ * over what follows see the octets that went in, and leave the cursor
+ * where it was, so that the read after them gets the right octets.
+ */
+static void peek_ahead(struct kunit *test, const struct sk_buff *skb,
+		       const u8 *data, u32 len, u32 off, u32 step)
+{
+	u8 *out = kunit_kmalloc(test, DATA_LEN, GFP_KERNEL);
+	struct sw_ddp_tcp_skb_in in;
+	u32 pos, n, rest, crc;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	sw_ddp_tcp_skb_in_init(&in, skb, off, len - off);
+	for (pos = off; pos < len; pos += n) {
+		rest = len - pos;
+		crc = ~0U;
+		KUNIT_ASSERT_EQ(test, in.in.crc(&in.in, rest, &crc), 0);
+		KUNIT_EXPECT_EQ(test, crc, crc32c(~0U, data + pos, rest));
+		n = rest - rest / 2;
+		KUNIT_ASSERT_EQ(test, in.in.peek(&in.in, rest / 2, out, n), 0);
+		KUNIT_EXPECT_MEMEQ(test, out, data + pos + rest / 2, n);
+		n = min(step, rest);
+		KUNIT_ASSERT_EQ(test, in.in.read(&in.in, out, n), 0);
+		KUNIT_EXPECT_MEMEQ(test, out, data + pos, n);
+		in.in.avail -= n;
+	}
+	kunit_kfree(test, out);
+}
+
 static void read_every_way(struct kunit *test, const struct sk_buff *skb,
 			   const u8 *data, u32 len, u32 frags_end)
 {
@@ -98,6 +130,9 @@ static void read_every_way(struct kunit *test, const struct sk_buff *skb,
 			read_all(test, skb, data, len, off, steps[i]);
 			walk_mapped(test, skb, data, len, frags_end, off,
 				    steps[i]);
+			if (steps[i] >= 4)
+				peek_ahead(test, skb, data, len, off,
+					   steps[i]);
 		}
 }
 

@@ -13,6 +13,7 @@
  * (SW_DDP_SEG_NOW), into the socket its Request came in on; what of it
  * the socket does not take there goes first from a work item.
  */
+#include <linux/crc32c.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -133,6 +134,43 @@ static void tcp_skb_skip(struct mpa_rx_in *in, u32 len)
 	container_of(in, struct sw_ddp_tcp_skb_in, in)->off += len;
 }
 
+static int tcp_skb_peek(struct mpa_rx_in *in, u32 off, void *dst, u32 len)
+{
+	struct sw_ddp_tcp_skb_in *s;
+
+	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
+	return skb_copy_bits(s->skb, s->off + off, dst, len);
+}
+
+/* Piece by piece where mapped, through a small buffer where not. */
+static int tcp_skb_crc(struct mpa_rx_in *in, u32 len, u32 *crc)
+{
+	struct sw_ddp_tcp_skb_in *s, at;
+	u8 buf[128];
+	const u8 *p;
+	int err = 0;
+	u32 n;
+
+	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
+	at = *s;		/* the cursor, put back after */
+	for (; len; len -= n, s->off += n) {
+		n = tcp_skb_here(s, &p);
+		if (!n) {
+			n = sizeof(buf);
+			p = buf;
+		}
+		n = min(len, n);
+		if (p == buf) {
+			err = skb_copy_bits(s->skb, s->off, buf, n);
+			if (err)
+				break;
+		}
+		*crc = crc32c(*crc, p, n);
+	}
+	*s = at;
+	return err;
+}
+
 /**
  * sw_ddp_tcp_skb_in_init() - mpa_rx input over part of an skb
  * @s: the input, its cursor at the linear part
@@ -147,6 +185,8 @@ void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
 	s->in.read = tcp_skb_read;
 	s->in.mapped = tcp_skb_mapped;
 	s->in.skip = tcp_skb_skip;
+	s->in.peek = tcp_skb_peek;
+	s->in.crc = tcp_skb_crc;
 	s->in.avail = len;
 	s->skb = skb;
 	s->off = off;

@@ -62,12 +62,18 @@ struct sw_ddp_term_err mpa_rr_validate(const u8 *frame, u32 len, bool reply,
  * skip(): mapped() points at the next octets and says how many follow
  * there in one piece (up to @avail, 0 for none), skip() advances past
  * octets so seen.  An FPDU wholly inside one piece is then framed where
- * it lies, without reads.
+ * it lies, without reads.  An input may also look ahead without
+ * consuming anything: peek() copies the @len octets @off after the next
+ * one, crc() runs the CRC32c on from @crc over the next @len; both within
+ * @avail.  With CRCs, an FPDU wholly inside the input, in any pieces, is
+ * then checked before anything of it goes up.
  */
 struct mpa_rx_in {
 	int (*read)(struct mpa_rx_in *in, void *dst, u32 len);
 	u32 (*mapped)(struct mpa_rx_in *in, const u8 **p);
 	void (*skip)(struct mpa_rx_in *in, u32 len);
+	int (*peek)(struct mpa_rx_in *in, u32 off, void *dst, u32 len);
+	int (*crc)(struct mpa_rx_in *in, u32 len, u32 *crc);
 	u32 avail;
 };
 
@@ -103,6 +109,7 @@ struct mpa_rx {
 	u32 left;			/* payload octets to come */
 	u32 pulled, pulled_max;		/* in the current payload() call */
 	u32 crc_acc;
+	bool crc_good;			/* this FPDU's, checked ahead */
 	u32 marker_have;
 	struct mpa_marker marker;
 	u8 hdr[MPA_ULPDU_LEN_SIZE + MPA_RX_HDR_MAX];

@@ -18,9 +18,11 @@
  * payload can be placed on the fly, but an error it reports is held
  * until the CRC at the FPDU's end is known good (mpa_rx_hold()).  One
  * corrupted in flight past TCP's checksum thus ends the stream with an
- * MPA CRC error, whatever its header then seemed to say.  An FPDU framed
- * whole is checked before any of it goes up; one read piece by piece has
- * its payload placed before its CRC is known, as in siw (README).
+ * MPA CRC error, whatever its header then seemed to say.  An FPDU that
+ * lies whole in the input at hand is checked before any of it goes up
+ * (mpa_rx_whole(), mpa_rx_check_ahead()); one that spans inputs (skbs,
+ * for TCP) or has markers has its payload placed before its CRC is
+ * known, as in siw (README).
  */
 #include <linux/crc32c.h>
 #include <linux/module.h>
@@ -62,7 +64,7 @@ static int mpa_rx_read(struct mpa_rx *rx, void *dst, u32 len, bool sum)
 
 	if (err)
 		return err;
-	if (rx->crc && sum)
+	if (rx->crc && sum && !rx->crc_good)
 		rx->crc_acc = crc32c(rx->crc_acc, dst, len);
 	rx->in->avail -= len;
 	rx->seq += len;
@@ -130,6 +132,7 @@ static void mpa_rx_start_fpdu(struct mpa_rx *rx)
 	rx->have = 0;
 	rx->need = MPA_RX_CTRL_END;	/* ULPDU_Length, both controls */
 	rx->crc_acc = ~0U;
+	rx->crc_good = false;
 	rx->held = SW_DDP_TERM_OK;
 }
 
@@ -264,7 +267,7 @@ static void mpa_rx_end(struct mpa_rx *rx)
 
 	/* RFC 5044 "CRC Calculation": checked only where negotiated */
 	memcpy(&crc, rx->trailer + pad, sizeof(crc));
-	if (rx->crc && le32_to_cpu(crc) != ~rx->crc_acc) {
+	if (rx->crc && !rx->crc_good && le32_to_cpu(crc) != ~rx->crc_acc) {
 		rx->err = MPA_ERR_CRC;
 		return;
 	}
@@ -389,6 +392,37 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 	return true;
 }
 
+/*
+ * With CRCs, an FPDU that starts here and lies wholly in the input, in
+ * whatever pieces (mpa_rx_whole() takes those in one mapped piece), has
+ * its CRC checked ahead, before anything of it goes up: a bad one is the
+ * stream's MPA CRC error, a good one is read octet by octet without
+ * summing again.  Not with markers, whose octets would have to be
+ * counted into where the FPDU ends (RFC 5044 "MPA Markers"); nor an
+ * FPDU that continues in a later input: those are summed as they go by.
+ */
+static void mpa_rx_check_ahead(struct mpa_rx *rx)
+{
+	struct mpa_rx_in *in = rx->in;
+	u32 wire, crc = ~0U;
+	__le32 want;
+	__be16 len;
+
+	if (!rx->crc || rx->markers || !in->peek ||
+	    in->avail < MPA_ULPDU_LEN_SIZE ||
+	    in->peek(in, 0, &len, sizeof(len)))
+		return;
+	wire = mpa_fpdu_len(be16_to_cpu(len));
+	if (wire > in->avail ||
+	    in->peek(in, wire - MPA_CRC_SIZE, &want, sizeof(want)) ||
+	    in->crc(in, wire - MPA_CRC_SIZE, &crc))
+		return;
+	if (le32_to_cpu(want) != ~crc)
+		rx->err = MPA_ERR_CRC;
+	else
+		rx->crc_good = true;
+}
+
 /**
  * mpa_rx_init() - set up the receive side of an MPA stream
  * @rx: state to initialise
@@ -428,8 +462,13 @@ struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 {
 	rx->in = in;
 	while (in->avail && !mpa_rx_failed(rx)) {
-		if (in->mapped && mpa_rx_idle(rx) && mpa_rx_whole(rx))
-			continue;
+		if (mpa_rx_idle(rx)) {
+			if (in->mapped && mpa_rx_whole(rx))
+				continue;
+			mpa_rx_check_ahead(rx);
+			if (mpa_rx_failed(rx))
+				break;
+		}
 		mpa_rx_step(rx);
 	}
 	rx->in = NULL;
