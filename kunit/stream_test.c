@@ -2011,15 +2011,13 @@ static void stream_crc_send_mo(struct kunit *test)
 }
 
 /*
- * An RDMA Write into a fast-register MR (sf->mr[0]) over the first 256
- * octets of end 1's buffer, whose header has @bits of its octet @at
- * flipped on the wire.  Nothing of it lands, whichever way it ends.
+ * Post an RDMA Write of 64 octets into a fast-register MR (sf->mr[0])
+ * over the first 256 octets of end 1's buffer, zeroed, whose header has
+ * @bits of its octet @at flipped on the wire.
  */
-static void crc_write_spoilt(struct kunit *test, u32 at, u8 bits,
-			     struct sw_ddp_term_err want)
+static void crc_write_post(struct kunit *test, struct stream_fx *sf, u32 at,
+			   u8 bits)
 {
-	const struct crc_case *c = test->param_value;
-	struct stream_fx *sf = sp_fx(test);
 	struct ib_mr *mr = fast_reg_map(test, sf, 1, 256);
 
 	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE |
@@ -2031,6 +2029,16 @@ static void crc_write_spoilt(struct kunit *test, u32 at, u8 bits,
 	qf_fill(sf->buf[0], 64, 4);
 	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 64, mr->rkey),
 			0);
+}
+
+/* crc_write_post()'s Write: nothing of it lands, whichever way it ends. */
+static void crc_write_spoilt(struct kunit *test, u32 at, u8 bits,
+			     struct sw_ddp_term_err want)
+{
+	const struct crc_case *c = test->param_value;
+	struct stream_fx *sf = sp_fx(test);
+
+	crc_write_post(test, sf, at, bits);
 	expect_failed_with(test, sf, c->crc ? MPA_ERR_CRC : want);
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(sf->buf[1], 0, 256));
 }
@@ -2061,21 +2069,12 @@ static void stream_crc_write_to_inside(struct kunit *test)
 {
 	const struct crc_case *c = test->param_value;
 	struct stream_fx *sf = sp_fx(test);
-	struct ib_mr *mr = fast_reg_map(test, sf, 1, 256);
 	struct ib_wc wc;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE |
-					     IB_ACCESS_REMOTE_WRITE),
-			IB_WC_SUCCESS);
 	/* so that the flip adds 64 */
 	KUNIT_ASSERT_EQ(test, 0UL, (uintptr_t)sf->buf[1] & 0x40);
-
-	memset(sf->buf[1], 0, 256);
-	wire_flip_arm(test, sf, offsetof(struct ddp_tagged_hdr, to) + 7, 0x40);
-	qf_fill(sf->buf[0], 64, 4);
-	KUNIT_ASSERT_EQ(test, post_rdma(sf, 0, IB_WR_RDMA_WRITE, 64, mr->rkey),
-			0);
+	crc_write_post(test, sf, offsetof(struct ddp_tagged_hdr, to) + 7, 0x40);
 	if (c->crc) {
 		expect_failed_with(test, sf, MPA_ERR_CRC);
 		if (!c->split)

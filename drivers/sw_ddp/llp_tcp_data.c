@@ -142,33 +142,33 @@ static int tcp_skb_peek(struct mpa_rx_in *in, u32 off, void *dst, u32 len)
 	return skb_copy_bits(s->skb, s->off + off, dst, len);
 }
 
-/* Piece by piece where mapped, through a small buffer where not. */
+/*
+ * Piece by piece where mapped, through a small buffer where not, on a
+ * copy of the cursor: nothing is consumed.
+ */
 static int tcp_skb_crc(struct mpa_rx_in *in, u32 len, u32 *crc)
 {
-	struct sw_ddp_tcp_skb_in *s, at;
+	struct sw_ddp_tcp_skb_in c =
+		*container_of(in, struct sw_ddp_tcp_skb_in, in);
 	u8 buf[128];
 	const u8 *p;
-	int err = 0;
+	int err;
 	u32 n;
 
-	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
-	at = *s;		/* the cursor, put back after */
-	for (; len; len -= n, s->off += n) {
-		n = tcp_skb_here(s, &p);
-		if (!n) {
-			n = sizeof(buf);
-			p = buf;
-		}
-		n = min(len, n);
-		if (p == buf) {
-			err = skb_copy_bits(s->skb, s->off, buf, n);
+	for (; len; len -= n, c.off += n) {
+		n = tcp_skb_here(&c, &p);
+		if (n) {
+			n = min(len, n);
+		} else {
+			n = min_t(u32, len, sizeof(buf));
+			err = skb_copy_bits(c.skb, c.off, buf, n);
 			if (err)
-				break;
+				return err;
+			p = buf;
 		}
 		*crc = crc32c(*crc, p, n);
 	}
-	*s = at;
-	return err;
+	return 0;
 }
 
 /**
