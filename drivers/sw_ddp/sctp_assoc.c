@@ -269,11 +269,32 @@ static int sctp_setopt(struct socket *sock, int opt, const void *val,
 }
 
 /*
+ * The initial retransmission timeout of the socket's associations: RFC
+ * 9260 §16's RTO.Initial of 1 s, where Linux still defaults to RFC
+ * 4960's 3 s (net.sctp.rto_initial).  It times the INIT and COOKIE ECHO
+ * and, until a round trip is measured, the DATA chunks that carry the
+ * Initiate and its answer: at 3 s, two of them lost would take longer
+ * than SW_DDP_SCTP_TIMEOUT_MS, where TCP's SYN, at RFC 6298's 1 s, gets
+ * the MPA Request across.  Never above what the administrator set, nor
+ * below the socket's RTO.Min.
+ */
+static int sctp_sock_set_rto(struct socket *sock)
+{
+	const struct sctp_sock *sp = sctp_sk(sock->sk);
+	struct sctp_rtoinfo rto = {};
+
+	rto.srto_initial = min_t(u32, sp->rtoinfo.srto_initial,
+				 SW_DDP_SCTP_RTO_INITIAL_MS);
+	rto.srto_initial = max(rto.srto_initial, sp->rtoinfo.srto_min);
+	return sctp_setopt(sock, SCTP_RTOINFO, &rto, sizeof(rto));
+}
+
+/*
  * The options every DDP association has: the DDP Adaptation Layer
  * Indication in INIT and INIT-ACK (§5.1, §11.1), equal stream counts
- * (§8), no Nagle delay for untagged segments (§11.2), and the stream,
- * PPID and flags of each received message.  Accepted sockets inherit
- * them from the listener.
+ * (§8), no Nagle delay for untagged segments (§11.2), the stream, PPID
+ * and flags of each received message, and RFC 9260's RTO.Initial.
+ * Associations a listener accepts are made with its options.
  *
  * SCTP fragmentation stays allowed.  Segments are sized to one DATA
  * chunk (§9), so it splits only what the path no longer carries whole:
@@ -310,6 +331,8 @@ static int sctp_sock_setup(struct socket *sock)
 		err = sctp_setopt(sock, SCTP_NODELAY, &on, sizeof(on));
 	if (!err)
 		err = sctp_setopt(sock, SCTP_RECVRCVINFO, &on, sizeof(on));
+	if (!err)
+		err = sctp_sock_set_rto(sock);
 	if (err)
 		return err;
 	lock_sock(sk);

@@ -36,6 +36,9 @@
  */
 #define SW_DDP_SCTP_TIMEOUT_MS	4000
 
+/* RFC 9260 §16: RTO.Initial, which SCTP_RTOINFO sets (sctp_assoc.c) */
+#define SW_DDP_SCTP_RTO_INITIAL_MS	1000
+
 /*
  * How long a requested session waits for its owner's answer before it
  * ends with our Terminate: longer than any initiator waits for the
