@@ -36,6 +36,7 @@
 /* What one owner's upcalls saw. */
 struct sess_rec {
 	struct completion req_done, conn_done, closed_done;
+	spinlock_t req_lock;		/* req and req_done, as one */
 	int request_ret;		/* what ops->request answers */
 	struct sw_ddp_sctp_session *req;	/* from ops->request, counted */
 	int nreq, nconn, nclosed;
@@ -49,13 +50,17 @@ static void sess_rec_init(struct sess_rec *r)
 {
 	memset(r, 0, sizeof(*r));
 	init_completion(&r->req_done);
+	spin_lock_init(&r->req_lock);
 	init_completion(&r->conn_done);
 	init_completion(&r->closed_done);
 }
 
 /*
  * The answer is settled before complete(): the test thread, woken on
- * another CPU, takes r->req at once (sess_take_req()).
+ * another CPU, takes r->req at once (sess_take_req()).  Under req_lock,
+ * so that a take, which clears both, never falls between a request's
+ * look at r->req and its complete(): req_done is never left done with
+ * no request to take.
  */
 static int rec_request(struct sw_ddp_sctp_listener *l,
 		       struct sw_ddp_sctp_session *s)
@@ -63,6 +68,7 @@ static int rec_request(struct sw_ddp_sctp_listener *l,
 	struct sess_rec *r = l->owner;
 	int ret;
 
+	spin_lock(&r->req_lock);
 	r->nreq++;
 	if (!r->request_ret && !r->req) {
 		sw_ddp_sctp_get(s);
@@ -72,6 +78,7 @@ static int rec_request(struct sw_ddp_sctp_listener *l,
 	}
 	ret = r->req == s ? 0 : r->request_ret ?: -EBUSY;
 	complete(&r->req_done);
+	spin_unlock(&r->req_lock);
 	return ret;
 }
 
@@ -248,10 +255,13 @@ static int sess_accept(struct sw_ddp_sctp_session *s, void *owner,
 /* The passive side's session, taken back from the recorder. */
 static struct sw_ddp_sctp_session *sess_take_req(struct sess_test *t)
 {
-	struct sw_ddp_sctp_session *s = t->pas.req;
+	struct sw_ddp_sctp_session *s;
 
+	spin_lock(&t->pas.req_lock);
+	s = t->pas.req;
 	t->pas.req = NULL;
 	reinit_completion(&t->pas.req_done);
+	spin_unlock(&t->pas.req_lock);
 	return s;
 }
 
@@ -2121,7 +2131,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_no_adaptation),
 	KUNIT_CASE_SLOW(sess_test_idle_passive),
 	KUNIT_CASE(sess_test_assoc_lost),
-	KUNIT_CASE(sess_test_setup_loss),
+	KUNIT_CASE_SLOW(sess_test_setup_loss),
 	KUNIT_CASE(sess_test_rto_initial),
 	KUNIT_CASE(sess_test_bad_answer),
 	KUNIT_CASE(sess_test_late_accept),
