@@ -111,6 +111,8 @@ static const struct sw_ddp_tcp_ep_ops rec_ops = {
 
 /* RDMA mode, the data path started: what it handed up. */
 struct cm_sink {
+	atomic_t begun;			/* segments whose header went up */
+	atomic_t placed;		/* payload octets taken */
 	atomic_t ended;			/* whole segments */
 	struct completion error_done;	/* its error() upcall */
 	struct sw_ddp_term_err err;
@@ -562,6 +564,7 @@ static unsigned int sink_hdr_len(void *upper, const u8 *ctrl)
 static struct sw_ddp_term_err sink_begin(void *upper, const void *hdr,
 					 unsigned int hdr_len, u32 payload_len)
 {
+	atomic_inc(&((struct cm_sink *)upper)->begun);
 	return SW_DDP_TERM_OK;
 }
 
@@ -575,6 +578,7 @@ static struct sw_ddp_term_err sink_payload(void *upper,
 		n = min_t(u32, len, sizeof(buf));
 		if (src->copy(src, buf, n))
 			return MPA_ERR_LOCAL_CATASTROPHIC;
+		atomic_add(n, &((struct cm_sink *)upper)->placed);
 	}
 	return SW_DDP_TERM_OK;
 }
@@ -1309,10 +1313,11 @@ static void cm_request_hdr(struct mpa_rr_hdr *h)
 
 /*
  * A raw initiator (t->raw, receive buffer @rcvbuf) whose rev 1 Request,
- * without CRC or markers, the listener's child accepts: the child in
- * RDMA mode, its data path started, the Reply read.
+ * without markers, with CRCs if @crc, the listener's child accepts: the
+ * child in RDMA mode, its data path started, the Reply read.
  */
-static struct sw_ddp_tcp_ep *cm_raw_rdma(struct kunit *test, int rcvbuf)
+static struct sw_ddp_tcp_ep *cm_raw_rdma_crc(struct kunit *test, int rcvbuf,
+					     bool crc)
 {
 	struct cm_test *t = test->priv;
 	struct kvec iov = {};
@@ -1328,6 +1333,8 @@ static struct sw_ddp_tcp_ep *cm_raw_rdma(struct kunit *test, int rcvbuf)
 						sizeof(struct sockaddr_in),
 						0));
 	cm_request_hdr(&h);
+	if (crc)
+		h.flags |= MPA_FLAG_C;
 	raw_send(test, &h, sizeof(h));
 	cm_wait(test, &t->pas.req_done);
 	ep = t->pas.child;
@@ -1339,8 +1346,14 @@ static struct sw_ddp_tcp_ep *cm_raw_rdma(struct kunit *test, int rcvbuf)
 			kernel_recvmsg(t->raw, &msg, &iov, 1, sizeof(h),
 				       MSG_WAITALL));
 	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REP, h.key, MPA_KEY_LEN);
+	KUNIT_ASSERT_EQ(test, crc, ep->conn.crc);
 	cm_start_data(test, ep);
 	return ep;
+}
+
+static struct sw_ddp_tcp_ep *cm_raw_rdma(struct kunit *test, int rcvbuf)
+{
+	return cm_raw_rdma_crc(test, rcvbuf, false);
 }
 
 /* cm_sender()'s FPDU: its header and 4 KiB need no pad */
@@ -1399,6 +1412,87 @@ static void cm_test_fin_inside_fpdu(struct kunit *test)
 	cm_wait(test, &t->pas.closed_done);
 	KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->pas.why);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.ended));
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
+}
+
+/*
+ * With CRCs, an FPDU that comes in two TCP segments is checked whole
+ * before anything of it goes up (RFC 5044 §8): nothing while its end is
+ * still to come (the window has room for it), then all of it; or, its
+ * CRC spoilt, none, and the stream's MPA CRC error.  A stream that ends
+ * before the rest comes was lost inside the FPDU, and places none of it.
+ */
+struct cm_pieces_case {
+	const char *name;
+	bool spoilt, fin;
+};
+
+static const struct cm_pieces_case cm_pieces_cases[] = {
+	{ "whole at last", false, false },
+	{ "CRC spoilt", true, false },
+	{ "FIN for the rest", false, true },
+};
+
+static void cm_pieces_desc(const struct cm_pieces_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cm_pieces, cm_pieces_cases, cm_pieces_desc);
+
+#define CM_PIECES_PAYLOAD	1000
+#define CM_PIECES_FIRST		500	/* octets in the first segment */
+
+static void cm_test_crc_in_pieces(struct kunit *test)
+{
+	const struct mpa_fpdu_cfg fc = { .crc = true };
+	const struct cm_pieces_case *c = test->param_value;
+	struct cm_test *t = test->priv;
+	u8 *ulpdu, *wire;
+	int n, i;
+
+	ulpdu = kunit_kmalloc(test, 2 + CM_PIECES_PAYLOAD, GFP_KERNEL);
+	wire = kunit_kmalloc(test, 2 * CM_PIECES_PAYLOAD, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	ulpdu[0] = 0x41;	/* sink_hdr_len(): 2 octets of header */
+	ulpdu[1] = 0x43;
+	for (i = 0; i < CM_PIECES_PAYLOAD; i++)
+		ulpdu[2 + i] = i * 7;
+	n = mpa_fpdu_build(wire, 2 * CM_PIECES_PAYLOAD, ulpdu,
+			   2 + CM_PIECES_PAYLOAD, &fc);
+	KUNIT_ASSERT_GT(test, n, CM_PIECES_FIRST);
+	if (c->spoilt)
+		wire[n - 1] ^= 0x10;	/* in the CRC field */
+
+	cm_raw_rdma_crc(test, SZ_64K, true);
+	raw_send(test, wire, CM_PIECES_FIRST);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.begun));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.placed));
+	if (c->fin) {
+		KUNIT_ASSERT_EQ(test, 0, kernel_sock_shutdown(t->raw, SHUT_WR));
+		cm_wait(test, &t->pas.closed_done);
+		KUNIT_EXPECT_EQ(test, SW_DDP_TCP_PEER_RESET, t->pas.why);
+	} else {
+		raw_send(test, wire + CM_PIECES_FIRST, n - CM_PIECES_FIRST);
+	}
+	if (c->spoilt) {
+		cm_wait(test, &t->sink.error_done);
+		KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_CRC),
+				sw_ddp_term_err_pack(t->sink.err));
+	} else if (!c->fin) {
+		for (i = 0; i < 100 && !atomic_read(&t->sink.ended); i++)
+			msleep(20);
+		KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
+	}
+	if (c->spoilt || c->fin) {
+		KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.begun));
+		KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.placed));
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.begun));
+	KUNIT_EXPECT_EQ(test, CM_PIECES_PAYLOAD, atomic_read(&t->sink.placed));
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
 }
 
@@ -2162,6 +2256,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE_SLOW(cm_test_now_rest_close_stuck),
 	KUNIT_CASE(cm_test_close_lingers),
 	KUNIT_CASE(cm_test_fin_inside_fpdu),
+	KUNIT_CASE_PARAM(cm_test_crc_in_pieces, cm_pieces_gen_params),
 	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),

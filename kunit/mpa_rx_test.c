@@ -393,23 +393,39 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
  * Feed @st with the bits @flip at @at flipped (none if @flip is 0), in
  * pieces of each size; the stream ends with @want after @ended FPDUs,
  * the failing one at @fpdu_at.  That one goes up to begin() unless its
- * CRC is found bad first: where it lies whole in one piece fed, and the
- * stream has no markers (mpa_rx_check_ahead()).
+ * CRC is found bad first (checked_ahead()).
  */
+/*
+ * Fed in pieces of @chunk, without markers, is the FPDU at [@at, @last]
+ * checked before begin() (mpa_rx_check_ahead())?  If all of what is left
+ * of it lies in one piece: the one it starts in, or one that starts while
+ * its header (@hdr octets, ULPDU_Length included) is being gathered.
+ */
+static bool checked_ahead(u32 at, u32 last, u32 hdr, u32 chunk)
+{
+	u32 s;
+
+	for (s = at; s < at + hdr; s = (s / chunk + 1) * chunk)
+		if (s / chunk == last / chunk)
+			return true;
+	return false;
+}
+
 static void expect_upper_held(struct kunit *test, struct stream *st,
 			      const struct sink *cfg, u32 at, u8 flip,
 			      struct sw_ddp_term_err want, u32 ended,
 			      u32 fpdu_at)
 {
-	static const u32 chunks[] = { 1, 7, 64, STREAM_MAX };
+	static const u32 chunks[] = { 1, 7, 16, 64, 90, STREAM_MAX };
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u32 i, last, hdr;
 	struct mpa_rx rx;
-	u32 i, last;
 	bool whole;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	last = fpdu_at + mpa_fpdu_len(mpa_fpdu_ulpdu_len((const void *)
 					(st->wire + fpdu_at))) - 1;
+	hdr = MPA_ULPDU_LEN_SIZE + DDP_UNTAGGED_HDR_LEN;
 	st->wire[at] ^= flip;
 	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		memset(s, 0, sizeof(*s));
@@ -423,7 +439,7 @@ static void expect_upper_held(struct kunit *test, struct stream *st,
 		KUNIT_EXPECT_EQ_MSG(test, s->ended, ended, "chunk %u",
 				    chunks[i]);
 		whole = !st->cfg.markers &&
-			fpdu_at / chunks[i] == last / chunks[i];
+			checked_ahead(fpdu_at, last, hdr, chunks[i]);
 		KUNIT_EXPECT_EQ_MSG(test, s->begun,
 				    ended + !(whole && flip), "chunk %u",
 				    chunks[i]);
@@ -500,6 +516,114 @@ static void mpa_rx_crc_short_ulpdu(struct kunit *test)
 	}
 }
 
+/*
+ * An input as the TCP LLP's: @queued octets received after it, which
+ * peek() and crc() reach (ahead()), and hold() as @can_hold says.
+ */
+struct queued_in {
+	struct flat_in f;
+	u32 queued;
+	bool can_hold;
+};
+
+static u32 queued_ahead(struct mpa_rx_in *in, u32 want)
+{
+	return container_of(in, struct queued_in, f.in)->queued;
+}
+
+static bool queued_hold(struct mpa_rx_in *in, u32 rest)
+{
+	return container_of(in, struct queued_in, f.in)->can_hold;
+}
+
+/*
+ * Feed @len octets as a socket hands them over, @chunk more arriving at
+ * a time: each input is all that has arrived and was not consumed.
+ * With @ahead all of the stream counts as received, what lies past the
+ * input queued after it; without, nothing does, and mpa_rx may hold.
+ */
+static struct sw_ddp_term_err feed_queued(struct kunit *test,
+					  struct mpa_rx *rx, const u8 *wire,
+					  u32 len, u32 chunk, bool ahead)
+{
+	bool mapped = *(const bool *)test->param_value;
+	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
+	u32 done = 0, got = 0;
+	struct queued_in q;
+
+	while (done < len && sw_ddp_term_err_ok(err)) {
+		if (got == len)
+			break;	/* held with all of it in: never whole */
+		got = min(len, got + chunk);
+		flat_in_init(&q.f, wire + done, got - done, mapped);
+		q.f.in.ahead = queued_ahead;
+		q.f.in.hold = queued_hold;
+		q.queued = ahead ? len - got : 0;
+		q.can_hold = !ahead;
+		err = mpa_rx_feed(rx, &q.f.in);
+		done = got - q.f.in.avail;
+	}
+	return err;
+}
+
+/* Where the FPDU at @at of the stream ends */
+static u32 fpdu_end(const struct stream *st, u32 at)
+{
+	return at + mpa_fpdu_len(mpa_fpdu_ulpdu_len((const void *)
+						    (st->wire + at)));
+}
+
+/*
+ * RFC 5044 §8 with CRCs: where the LLP can look past its input, or wait
+ * for an FPDU's rest, no FPDU goes up before its CRC is checked, however
+ * the stream is cut: one spoilt anywhere (here in its CRC field) stops
+ * the stream before anything of it reaches begin(), and a good stream
+ * comes through whole.
+ */
+static void mpa_rx_crc_whole_first(struct kunit *test)
+{
+	static const u32 chunks[] = { 1, 3, 7, 16, 64, 600 };
+	struct stream *st = stream_make(test, true, false, 0);
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx rx;
+	u32 i, k, at, end;
+	int ahead;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (ahead = 0; ahead < 2; ahead++) {
+		for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+			memset(s, 0, sizeof(*s));
+			s->begin_err = SW_DDP_TERM_OK;
+			mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
+			expect_err(test, feed_queued(test, &rx, st->wire,
+						     st->len, chunks[i], ahead),
+				   SW_DDP_TERM_OK);
+			KUNIT_EXPECT_EQ(test, s->ended, 8);
+			KUNIT_EXPECT_EQ(test, s->payload_len, st->payload_len);
+			KUNIT_EXPECT_MEMEQ(test, s->payload, st->payload,
+					   st->payload_len);
+			KUNIT_EXPECT_TRUE(test, mpa_rx_idle(&rx));
+			for (k = 0, at = 0; at < st->len; k++, at = end) {
+				end = fpdu_end(st, at);
+				st->wire[end - 1] ^= 0x04;
+				memset(s, 0, sizeof(*s));
+				s->begin_err = SW_DDP_TERM_OK;
+				mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
+				expect_err(test,
+					   feed_queued(test, &rx, st->wire,
+						       st->len, chunks[i],
+						       ahead),
+					   MPA_ERR_CRC);
+				KUNIT_EXPECT_EQ_MSG(test, s->begun, k,
+						    "chunk %u ahead %d",
+						    chunks[i], ahead);
+				KUNIT_EXPECT_EQ(test, s->ended, k);
+				st->wire[end - 1] ^= 0x04;
+			}
+		}
+	}
+}
+
 /* Cut mid-FPDU: the receiver knows it is not at a boundary. */
 static void mpa_rx_truncated(struct kunit *test)
 {
@@ -536,6 +660,7 @@ static struct kunit_case mpa_rx_test_cases[] = {
 	KUNIT_CASE_PARAM(mpa_rx_truncated, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_crc_before_upper, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_crc_short_ulpdu, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_crc_whole_first, input_gen_params),
 	{}
 };
 

@@ -2061,9 +2061,11 @@ static void stream_crc_write_to(struct kunit *test)
  * Its TO spoilt to 64 octets further on, still inside the MR: DDP's
  * checks pass, and only the CRC can tell.  With CRCs, an FPDU that
  * arrives whole, mapped or not, is checked before any of it is placed;
- * one that comes in two pieces has its payload placed as it comes
- * (README), and fails the stream all the same.  Without CRCs it lands
- * where its header says.
+ * one that comes in two pieces, from an input that can neither look
+ * past itself nor wait for the rest (the pipe's; the TCP LLP's can:
+ * sw_ddp_cm's crc_in_pieces), has its payload placed as it comes, and
+ * fails the stream all the same.  Without CRCs it lands where its
+ * header says.
  */
 static void stream_crc_write_to_inside(struct kunit *test)
 {

@@ -7,11 +7,14 @@
  * be the octets that went in, in order, with the piece that runs past the
  * end refused.  The same walks through mapped() and skip() must see the
  * same octets in place, and every one of head and fragments mapped; and
- * peek() and crc(), which look ahead, the octets still to come.
+ * peek() and crc(), which look ahead, the octets still to come, also in
+ * the skbs queued after the input's, as a socket's receive queue holds
+ * them.
  */
 #include <kunit/test.h>
 #include <linux/crc32c.h>
 #include <linux/slab.h>
+#include <net/tcp.h>
 
 #include "llp_tcp.h"
 #include "skb_fixture.h"
@@ -177,9 +180,123 @@ static void tcp_skb_read_frag_list(struct kunit *test)
 	read_every_way(test, skb, data, DATA_LEN, 300);
 }
 
+/*
+ * A receive queue: pieces of the pattern in stream order, the second
+ * overlapping the first (taken from the out-of-order queue with its start
+ * received already), one of head only, an empty one as a FIN's; sequence
+ * numbers that wrap.
+ */
+struct ahead_piece {
+	u32 start, len, linear, frag;
+};
+
+static const struct ahead_piece ahead_pieces[] = {
+	{ 0, 200, 20, 60 },
+	{ 190, 250, 0, 32 },
+	{ 440, 100, 100, 1 },
+	{ 540, 160, 0, 16 },
+	{ DATA_LEN, 0, 0, 1 },
+};
+
+#define AHEAD_SEQ0	(U32_MAX - 300)
+
+static void queue_purge(void *q)
+{
+	__skb_queue_purge(q);
+}
+
+static struct sk_buff_head *ahead_queue(struct kunit *test, const u8 *data)
+{
+	struct sk_buff_head *q = kunit_kmalloc(test, sizeof(*q), GFP_KERNEL);
+	const struct ahead_piece *p;
+	struct sk_buff *skb;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	__skb_queue_head_init(q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, queue_purge, q),
+			0);
+	for (p = ahead_pieces; p < ahead_pieces + ARRAY_SIZE(ahead_pieces);
+	     p++) {
+		skb = fx_skb(data + p->start, p->len, p->linear, p->frag);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		TCP_SKB_CB(skb)->seq = AHEAD_SEQ0 + p->start;
+		__skb_queue_tail(q, skb);
+	}
+	return q;
+}
+
+/*
+ * From where the input's cursor is, @pos of the pattern, to @end (where
+ * the octets received end): ahead() counts them, crc() and peek() see
+ * them, and nothing past @end.
+ */
+static void ahead_check(struct kunit *test, struct sw_ddp_tcp_skb_in *in,
+			const u8 *data, u32 pos, u32 end)
+{
+	u8 out[40];
+	u32 len, at, n, crc;
+
+	KUNIT_EXPECT_EQ(test, in->in.ahead(&in->in, U32_MAX),
+			end - pos - in->in.avail);
+	for (len = 1; len <= end - pos; len += 29) {
+		crc = ~0U;
+		KUNIT_ASSERT_EQ(test, in->in.crc(&in->in, len, &crc), 0);
+		KUNIT_EXPECT_EQ(test, crc, crc32c(~0U, data + pos, len));
+	}
+	for (at = 0; at < end - pos; at += 31) {
+		n = min_t(u32, sizeof(out), end - pos - at);
+		KUNIT_ASSERT_EQ(test, in->in.peek(&in->in, at, out, n), 0);
+		KUNIT_EXPECT_MEMEQ(test, out, data + pos + at, n);
+	}
+	crc = ~0U;
+	KUNIT_EXPECT_NE(test, in->in.crc(&in->in, end - pos + 1, &crc), 0);
+	KUNIT_EXPECT_NE(test, in->in.peek(&in->in, end - pos - 1, out, 2), 0);
+}
+
+/*
+ * From every offset of the first skb, and again after each read: peek()
+ * and crc() reach across the queue, and reads go on where they were.
+ */
+static void tcp_skb_read_ahead(struct kunit *test)
+{
+	u8 *data = pattern(test);
+	struct sk_buff_head *q = ahead_queue(test, data);
+	struct sk_buff *first = skb_peek(q), *gap;
+	struct sw_ddp_tcp_skb_in in;
+	u32 off, pos, n;
+	u8 out[7];
+
+	for (off = 0; off < first->len; off += 13) {
+		sw_ddp_tcp_skb_in_init(&in, first, off, first->len - off);
+		sw_ddp_tcp_skb_in_ahead(&in, q);
+		KUNIT_ASSERT_NOT_NULL(test, in.in.ahead);
+		for (pos = off; pos < first->len; pos += n) {
+			ahead_check(test, &in, data, pos, DATA_LEN);
+			n = min_t(u32, sizeof(out), first->len - pos);
+			KUNIT_ASSERT_EQ(test, in.in.read(&in.in, out, n), 0);
+			KUNIT_EXPECT_MEMEQ(test, out, data + pos, n);
+			in.in.avail -= n;
+		}
+	}
+
+	/* an input cut short of its skb's end (urgent mark): no look ahead */
+	sw_ddp_tcp_skb_in_init(&in, first, 0, first->len - 1);
+	sw_ddp_tcp_skb_in_ahead(&in, q);
+	KUNIT_EXPECT_NULL(test, in.in.ahead);
+
+	/* a hole in the queue: what lies past it does not count */
+	gap = skb_peek_next(skb_peek_next(first, q), q);
+	__skb_unlink(gap, q);
+	kfree_skb(gap);
+	sw_ddp_tcp_skb_in_init(&in, first, 5, first->len - 5);
+	sw_ddp_tcp_skb_in_ahead(&in, q);
+	ahead_check(test, &in, data, 5, ahead_pieces[2].start);
+}
+
 static struct kunit_case tcp_skb_test_cases[] = {
 	KUNIT_CASE(tcp_skb_read_frags),
 	KUNIT_CASE(tcp_skb_read_frag_list),
+	KUNIT_CASE(tcp_skb_read_ahead),
 	{}
 };
 

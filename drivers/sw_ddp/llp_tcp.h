@@ -231,7 +231,9 @@ void sw_ddp_tcp_put(struct sw_ddp_tcp_ep *ep);
  * the last read ended in is remembered: the linear part (frag -1) or
  * page fragment frag, [cur_start, cur_end) of the skb, mapped at cur.
  * Reads copy from there; data that is not mapped so (highmem, memory
- * without a page, a frag_list) goes through skb_copy_bits().
+ * without a page, a frag_list) goes through skb_copy_bits().  With a
+ * queue (sw_ddp_tcp_skb_in_ahead()), peek() and crc() also reach into
+ * the skbs queued after this one, by their TCP sequence numbers.
  */
 struct sw_ddp_tcp_skb_in {
 	struct mpa_rx_in in;
@@ -240,11 +242,14 @@ struct sw_ddp_tcp_skb_in {
 	const u8 *cur;
 	int frag;
 	unsigned int cur_start, cur_end;
+	const struct sk_buff_head *queue;
 };
 
 void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
 			    const struct sk_buff *skb, unsigned int off,
 			    size_t len);
+void sw_ddp_tcp_skb_in_ahead(struct sw_ddp_tcp_skb_in *s,
+			     const struct sk_buff_head *queue);
 
 int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 			  const struct sw_ddp_rx_ops *ops, void *upper,

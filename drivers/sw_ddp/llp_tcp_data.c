@@ -134,39 +134,151 @@ static void tcp_skb_skip(struct mpa_rx_in *in, u32 len)
 	container_of(in, struct sw_ddp_tcp_skb_in, in)->off += len;
 }
 
-static int tcp_skb_peek(struct mpa_rx_in *in, u32 off, void *dst, u32 len)
+/* TCP sequence number of the octet @pos after the input's next one */
+static u32 tcp_skb_seq(const struct sw_ddp_tcp_skb_in *s, u32 pos)
 {
-	struct sw_ddp_tcp_skb_in *s;
-
-	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
-	return skb_copy_bits(s->skb, s->off + off, dst, len);
+	return TCP_SKB_CB(s->skb)->seq + s->off + pos;
 }
 
 /*
- * Piece by piece where mapped, through a small buffer where not, on a
- * copy of the cursor: nothing is consumed.
+ * The skb queued after the input's that holds stream octet @seq, and
+ * where in it; NULL if none does yet.  A socket's receive queue is in
+ * stream order with no gap, but its skbs may overlap (one taken from the
+ * out-of-order queue with its start received already).
  */
-static int tcp_skb_crc(struct mpa_rx_in *in, u32 len, u32 *crc)
+static const struct sk_buff *tcp_skb_find(const struct sw_ddp_tcp_skb_in *s,
+					  u32 seq, u32 *off)
 {
-	struct sw_ddp_tcp_skb_in c =
-		*container_of(in, struct sw_ddp_tcp_skb_in, in);
+	struct sk_buff *n = (struct sk_buff *)s->skb;
+	u32 start;
+
+	if (!s->queue)
+		return NULL;
+	while ((n = skb_peek_next(n, s->queue))) {
+		start = TCP_SKB_CB(n)->seq;
+		if (before(seq, start))
+			return NULL;
+		if (before(seq, start + n->len)) {
+			*off = seq - start;
+			return n;
+		}
+	}
+	return NULL;
+}
+
+/* mpa_rx_in.ahead: octets queued after the input's, up to @want at least */
+static u32 tcp_skb_ahead(struct mpa_rx_in *in, u32 want)
+{
+	struct sw_ddp_tcp_skb_in *s;
+	struct sk_buff *n;
+	u32 from, end;
+
+	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
+	n = (struct sk_buff *)s->skb;
+	from = tcp_skb_seq(s, in->avail);
+	end = from;
+	while (end - from < want && (n = skb_peek_next(n, s->queue))) {
+		if (after(TCP_SKB_CB(n)->seq, end))
+			break;
+		if (after(TCP_SKB_CB(n)->seq + n->len, end))
+			end = TCP_SKB_CB(n)->seq + n->len;
+	}
+	return end - from;
+}
+
+/*
+ * Where the octet @pos after the input's next one lies: in the input's
+ * skb (@pos within @avail) or in one queued after it; NULL if it has not
+ * been received.  *@at is its offset in that skb, *@n how many follow
+ * it there.
+ */
+static const struct sk_buff *tcp_skb_locate(const struct sw_ddp_tcp_skb_in *s,
+					    u32 pos, u32 *at, u32 *n)
+{
+	const struct sk_buff *skb = s->skb;
+
+	if (pos < s->in.avail) {
+		*at = s->off + pos;
+		*n = s->in.avail - pos;
+		return skb;
+	}
+	skb = tcp_skb_find(s, tcp_skb_seq(s, pos), at);
+	if (skb)
+		*n = skb->len - *at;
+	return skb;
+}
+
+static int tcp_skb_peek(struct mpa_rx_in *in, u32 off, void *dst, u32 len)
+{
+	struct sw_ddp_tcp_skb_in *s;
+	const struct sk_buff *skb;
+	u32 at, n;
+	int err;
+
+	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
+	for (; len; len -= n, off += n, dst += n) {
+		skb = tcp_skb_locate(s, off, &at, &n);
+		if (!skb)
+			return -ENODATA;
+		n = min(len, n);
+		err = skb_copy_bits(skb, at, dst, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * @len octets of one skb from the cursor @c on: piece by piece where
+ * mapped, through a small buffer where not.
+ */
+static int tcp_skb_sum(struct sw_ddp_tcp_skb_in *c, u32 len, u32 *crc)
+{
 	u8 buf[128];
 	const u8 *p;
 	int err;
 	u32 n;
 
-	for (; len; len -= n, c.off += n) {
-		n = tcp_skb_here(&c, &p);
+	for (; len; len -= n, c->off += n) {
+		n = tcp_skb_here(c, &p);
 		if (n) {
 			n = min(len, n);
 		} else {
 			n = min_t(u32, len, sizeof(buf));
-			err = skb_copy_bits(c.skb, c.off, buf, n);
+			err = skb_copy_bits(c->skb, c->off, buf, n);
 			if (err)
 				return err;
 			p = buf;
 		}
 		*crc = crc32c(*crc, p, n);
+	}
+	return 0;
+}
+
+/*
+ * The input's skb on a copy of its cursor, then any queued after it on
+ * cursors of their own: nothing is consumed.
+ */
+static int tcp_skb_crc(struct mpa_rx_in *in, u32 len, u32 *crc)
+{
+	struct sw_ddp_tcp_skb_in *s, c;
+	const struct sk_buff *skb;
+	u32 pos, at, n;
+	int err;
+
+	s = container_of(in, struct sw_ddp_tcp_skb_in, in);
+	for (pos = 0; pos < len; pos += n) {
+		skb = tcp_skb_locate(s, pos, &at, &n);
+		if (!skb)
+			return -ENODATA;
+		n = min(len - pos, n);
+		if (skb == s->skb)
+			c = *s;
+		else
+			sw_ddp_tcp_skb_in_init(&c, skb, at, n);
+		err = tcp_skb_sum(&c, n, crc);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -187,6 +299,8 @@ void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
 	s->in.skip = tcp_skb_skip;
 	s->in.peek = tcp_skb_peek;
 	s->in.crc = tcp_skb_crc;
+	s->in.ahead = NULL;
+	s->in.hold = NULL;
 	s->in.avail = len;
 	s->skb = skb;
 	s->off = off;
@@ -194,26 +308,86 @@ void sw_ddp_tcp_skb_in_init(struct sw_ddp_tcp_skb_in *s,
 	s->cur = skb->data;
 	s->cur_start = 0;
 	s->cur_end = skb_headlen(skb);
+	s->queue = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_tcp_skb_in_init);
 
-/* tcp_read_sock() actor: every octet is consumed, framed or dropped. */
+/**
+ * sw_ddp_tcp_skb_in_ahead() - let an input look past its skb
+ * @s: the input, over the rest of its skb
+ * @queue: the queue @s->skb is on, in stream order (a socket's receive
+ *	   queue, locked), TCP_SKB_CB() seq set
+ *
+ * peek() and crc() then reach the octets of the skbs after it, as far
+ * as ahead() says they go on without a gap.  An input cut short of its
+ * skb's end (at an urgent mark) does not look ahead.
+ */
+void sw_ddp_tcp_skb_in_ahead(struct sw_ddp_tcp_skb_in *s,
+			     const struct sk_buff_head *queue)
+{
+	if (s->off + s->in.avail != s->skb->len)
+		return;
+	s->queue = queue;
+	s->in.ahead = tcp_skb_ahead;
+}
+EXPORT_SYMBOL_IF_KUNIT(sw_ddp_tcp_skb_in_ahead);
+
+/* What tcp_data_read() hands its actor. */
+struct tcp_data_reader {
+	struct sw_ddp_tcp_data *d;
+	const struct sock *sk;
+};
+
+/* The input tcp_data_recv() feeds mpa_rx: an skb on the socket's queue */
+struct tcp_data_in {
+	struct sw_ddp_tcp_skb_in skb;
+	const struct sock *sk;
+};
+
+/*
+ * mpa_rx_in.hold: an FPDU may stay unread, its CRC to be checked before
+ * anything of it goes up, while its last @rest octets come in without
+ * our reading: if the window TCP advertised has room for them (TCP does
+ * not shrink it) and so has the receive buffer now.  Else it is placed
+ * as it arrives.  Once the peer's FIN is in nothing more comes, and
+ * none of it is placed: the close finds the stream cut short.
+ */
+static bool tcp_data_hold(struct mpa_rx_in *in, u32 rest)
+{
+	const struct sock *sk = container_of(in, struct tcp_data_in,
+					     skb.in)->sk;
+
+	if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
+		return true;
+	return rest <= tcp_receive_window(tcp_sk(sk)) &&
+	       rest <= (u32)max(tcp_space(sk), 0);
+}
+
+/*
+ * tcp_read_sock() actor: every octet is consumed, framed or dropped, but
+ * an FPDU left for the rest of it to come (tcp_data_hold()).
+ */
 static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 			 unsigned int off, size_t len)
 {
-	struct sw_ddp_tcp_data *d = desc->arg.data;
+	const struct tcp_data_reader *r = desc->arg.data;
+	struct sw_ddp_tcp_data *d = r->d;
 	struct sw_ddp_term_err err;
-	struct sw_ddp_tcp_skb_in in;
+	struct tcp_data_in in;
 
 	if (d->rx_dead)
 		return len;	/* the stream is ending: drop */
-	sw_ddp_tcp_skb_in_init(&in, skb, off, len);
-	err = mpa_rx_feed(&d->rx, &in.in);
+	sw_ddp_tcp_skb_in_init(&in.skb, skb, off, len);
+	sw_ddp_tcp_skb_in_ahead(&in.skb, &r->sk->sk_receive_queue);
+	in.skb.in.hold = tcp_data_hold;
+	in.sk = r->sk;
+	err = mpa_rx_feed(&d->rx, &in.skb.in);
 	if (!sw_ddp_term_err_ok(err)) {
 		d->rx_dead = true;
 		d->ops->error(d->upper, err);
+		return len;
 	}
-	return len;
+	return len - in.skb.in.avail;
 }
 
 /*
@@ -238,7 +412,8 @@ static bool tcp_data_urg_clear(struct sock *sk)
 /* Read all the socket holds; the socket locked, by its owner or softirq. */
 static void tcp_data_read(struct sw_ddp_tcp_data *d, struct sock *sk)
 {
-	read_descriptor_t desc = { .arg.data = d, .count = 1 };
+	struct tcp_data_reader r = { .d = d, .sk = sk };
+	read_descriptor_t desc = { .arg.data = &r, .count = 1 };
 
 	spin_lock_bh(&d->rx_lock);
 	do {

@@ -65,8 +65,12 @@ struct sw_ddp_term_err mpa_rr_validate(const u8 *frame, u32 len, bool reply,
  * it lies, without reads.  An input may also look ahead without
  * consuming anything: peek() copies the @len octets @off after the next
  * one, crc() runs the CRC32c on from @crc over the next @len; both within
- * @avail.  With CRCs, an FPDU wholly inside the input, in any pieces, is
- * then checked before anything of it goes up.
+ * @avail, or, with ahead(), within @avail and the octets received after
+ * the input's that ahead() counts (up to @want at least, if there are).
+ * With CRCs, an FPDU wholly received is then checked before anything of
+ * it goes up.  hold() says whether an FPDU whose last @rest octets are
+ * still to come may be left unread, the input given back unconsumed,
+ * until they are here.
  */
 struct mpa_rx_in {
 	int (*read)(struct mpa_rx_in *in, void *dst, u32 len);
@@ -74,6 +78,8 @@ struct mpa_rx_in {
 	void (*skip)(struct mpa_rx_in *in, u32 len);
 	int (*peek)(struct mpa_rx_in *in, u32 off, void *dst, u32 len);
 	int (*crc)(struct mpa_rx_in *in, u32 len, u32 *crc);
+	u32 (*ahead)(struct mpa_rx_in *in, u32 want);
+	bool (*hold)(struct mpa_rx_in *in, u32 rest);
 	u32 avail;
 };
 
@@ -110,6 +116,7 @@ struct mpa_rx {
 	u32 pulled, pulled_max;		/* in the current payload() call */
 	u32 crc_acc;
 	bool crc_good;			/* this FPDU's, checked ahead */
+	bool waiting;			/* for the rest of it (hold()) */
 	u32 marker_have;
 	struct mpa_marker marker;
 	u8 hdr[MPA_ULPDU_LEN_SIZE + MPA_RX_HDR_MAX];

@@ -19,10 +19,12 @@
  * until the CRC at the FPDU's end is known good (mpa_rx_hold()).  One
  * corrupted in flight past TCP's checksum thus ends the stream with an
  * MPA CRC error, whatever its header then seemed to say.  An FPDU that
- * lies whole in the input at hand is checked before any of it goes up
- * (mpa_rx_whole(), mpa_rx_check_ahead()); one that spans inputs (skbs,
- * for TCP) or has markers has its payload placed before its CRC is
- * known, as in siw (README).
+ * has been received whole is checked before any of it goes up
+ * (mpa_rx_whole(), mpa_rx_check_ahead()); one still arriving is left
+ * unread until it is whole, where the LLP can wait for it (for TCP,
+ * where its window lets the rest in).  One on a stream with markers, or
+ * that the LLP cannot wait for, has its payload placed before its CRC
+ * is known, as in siw (README).
  */
 #include <linux/crc32c.h>
 #include <linux/module.h>
@@ -392,29 +394,63 @@ static bool mpa_rx_whole(struct mpa_rx *rx)
 	return true;
 }
 
+/* Octets received from the next one on: @want, if there are, or all. */
+static u32 mpa_rx_received(struct mpa_rx_in *in, u32 want)
+{
+	if (want <= in->avail || !in->ahead)
+		return in->avail;
+	return in->avail + in->ahead(in, want - in->avail);
+}
+
+/* @rest octets of the FPDU are still to come: wait, if the input can. */
+static void mpa_rx_wait(struct mpa_rx *rx, u32 rest)
+{
+	if (rx->in->hold && rx->in->hold(rx->in, rest))
+		rx->waiting = true;
+}
+
 /*
- * With CRCs, an FPDU that starts here and lies wholly in the input, in
- * whatever pieces (mpa_rx_whole() takes those in one mapped piece), has
- * its CRC checked ahead, before anything of it goes up: a bad one is the
- * stream's MPA CRC error, a good one is read octet by octet without
- * summing again.  Not with markers, whose octets would have to be
- * counted into where the FPDU ends (RFC 5044 "MPA Markers"); nor an
- * FPDU that continues in a later input: those are summed as they go by.
+ * With CRCs, while an FPDU's header is being gathered (nothing of it
+ * has gone up yet), check its CRC ahead if the rest of it has been
+ * received: in the input, in whatever pieces (mpa_rx_whole() takes those
+ * in one mapped piece), or after it (ahead()).  A bad one is the
+ * stream's MPA CRC error; a good one is read octet by octet without
+ * summing again.  If the rest is still to come and the input can wait
+ * for it (hold()), nothing more is read (rx->waiting): the next input
+ * starts here again.  Not with markers, whose octets would have to be
+ * counted into where the FPDU ends (RFC 5044 "MPA Markers").
  */
 static void mpa_rx_check_ahead(struct mpa_rx *rx)
 {
+	u32 got = min_t(u32, rx->have, MPA_ULPDU_LEN_SIZE);
+	u32 need = MPA_ULPDU_LEN_SIZE - got, have, wire, crc;
 	struct mpa_rx_in *in = rx->in;
-	u32 wire, crc = ~0U;
 	__le32 want;
 	__be16 len;
 
-	if (!rx->crc || rx->markers || !in->peek ||
-	    in->avail < MPA_ULPDU_LEN_SIZE ||
-	    in->peek(in, 0, &len, sizeof(len)))
+	if (rx->markers || !in->peek)
 		return;
+	/* ULPDU_Length: what of it is not gathered yet */
+	have = mpa_rx_received(in, need);
+	if (have < need) {
+		mpa_rx_wait(rx, need - have);
+		return;
+	}
+	memcpy(&len, rx->hdr, got);
+	if (need && in->peek(in, 0, (u8 *)&len + got, need))
+		return;
+	/* what of the FPDU is still to be read, markers excluded */
 	wire = mpa_fpdu_len(be16_to_cpu(len));
-	if (wire > in->avail ||
-	    in->peek(in, wire - MPA_CRC_SIZE, &want, sizeof(want)) ||
+	if (wire < rx->fpdu_off + MPA_CRC_SIZE)
+		return;		/* framing will say what is wrong */
+	wire -= rx->fpdu_off;
+	have = mpa_rx_received(in, wire);
+	if (have < wire) {
+		mpa_rx_wait(rx, wire - have);
+		return;
+	}
+	crc = rx->crc_acc;
+	if (in->peek(in, wire - MPA_CRC_SIZE, &want, sizeof(want)) ||
 	    in->crc(in, wire - MPA_CRC_SIZE, &crc))
 		return;
 	if (le32_to_cpu(want) != ~crc)
@@ -453,7 +489,9 @@ EXPORT_SYMBOL_IF_KUNIT(mpa_rx_init);
 /**
  * mpa_rx_feed() - consume arriving stream octets
  * @rx: the stream
- * @in: the octets; all of them are consumed unless an error stops it
+ * @in: the octets; all of them are consumed unless an error stops it,
+ *	or an FPDU is left to be checked once it has all arrived
+ *	(@in->avail says how many are left, to be fed again)
  *
  * Return: SW_DDP_TERM_OK, or the first error: from the framing (MPA
  * layer) or from the layer above.  Errors are sticky.
@@ -461,12 +499,13 @@ EXPORT_SYMBOL_IF_KUNIT(mpa_rx_init);
 struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 {
 	rx->in = in;
+	rx->waiting = false;
 	while (in->avail && !mpa_rx_failed(rx)) {
-		if (mpa_rx_idle(rx)) {
-			if (in->mapped && mpa_rx_whole(rx))
-				continue;
+		if (mpa_rx_idle(rx) && in->mapped && mpa_rx_whole(rx))
+			continue;
+		if (rx->crc && rx->state == MPA_RX_HDR && !rx->crc_good) {
 			mpa_rx_check_ahead(rx);
-			if (mpa_rx_failed(rx))
+			if (mpa_rx_failed(rx) || rx->waiting)
 				break;
 		}
 		mpa_rx_step(rx);
@@ -477,12 +516,12 @@ struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 EXPORT_SYMBOL_IF_KUNIT(mpa_rx_feed);
 
 /*
- * At an FPDU boundary, nothing of the next one read: where an FPDU may be
- * framed whole, and, at the end of the stream, none was cut short
- * (RFC 5044 "Connection lost").
+ * At an FPDU boundary, nothing of the next one read or left waiting:
+ * where an FPDU may be framed whole, and, at the end of the stream, none
+ * was cut short (RFC 5044 "Connection lost").
  */
 bool mpa_rx_idle(const struct mpa_rx *rx)
 {
-	return rx->state == MPA_RX_HDR && !rx->fpdu_off;
+	return rx->state == MPA_RX_HDR && !rx->fpdu_off && !rx->waiting;
 }
 EXPORT_SYMBOL_IF_KUNIT(mpa_rx_idle);
