@@ -1496,6 +1496,45 @@ static void cm_test_crc_in_pieces(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
 }
 
+/*
+ * The same FPDU whose first segment ends in TCP's urgent mark, which
+ * tcp_read_sock() stops at until it is read up to: waiting there for
+ * the rest would stall the stream for good, so the FPDU is placed as it
+ * comes (README), and the stream goes on past the mark.
+ */
+static void cm_test_crc_urgent_mark(struct kunit *test)
+{
+	const struct mpa_fpdu_cfg fc = { .crc = true };
+	struct cm_test *t = test->priv;
+	struct msghdr msg = { .msg_flags = MSG_OOB };
+	struct kvec iov;
+	u8 *ulpdu, *wire;
+	int n, i;
+
+	ulpdu = kunit_kzalloc(test, 2 + CM_PIECES_PAYLOAD, GFP_KERNEL);
+	wire = kunit_kmalloc(test, 2 * CM_PIECES_PAYLOAD, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	ulpdu[0] = 0x41;
+	ulpdu[1] = 0x43;
+	n = mpa_fpdu_build(wire, 2 * CM_PIECES_PAYLOAD, ulpdu,
+			   2 + CM_PIECES_PAYLOAD, &fc);
+	KUNIT_ASSERT_GT(test, n, CM_PIECES_FIRST);
+
+	cm_raw_rdma_crc(test, SZ_64K, true);
+	iov.iov_base = wire;
+	iov.iov_len = CM_PIECES_FIRST;
+	KUNIT_ASSERT_EQ(test, CM_PIECES_FIRST,
+			kernel_sendmsg(t->raw, &msg, &iov, 1, iov.iov_len));
+	msleep(100);
+	raw_send(test, wire + CM_PIECES_FIRST, n - CM_PIECES_FIRST);
+	for (i = 0; i < 100 && !atomic_read(&t->sink.ended); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
+	KUNIT_EXPECT_EQ(test, CM_PIECES_PAYLOAD, atomic_read(&t->sink.placed));
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
+}
+
 static void cm_test_bad_key(struct kunit *test)
 {
 	struct mpa_rr_hdr h;
@@ -2257,6 +2296,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_close_lingers),
 	KUNIT_CASE(cm_test_fin_inside_fpdu),
 	KUNIT_CASE_PARAM(cm_test_crc_in_pieces, cm_pieces_gen_params),
+	KUNIT_CASE(cm_test_crc_urgent_mark),
 	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),

@@ -379,7 +379,13 @@ static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 		return len;	/* the stream is ending: drop */
 	sw_ddp_tcp_skb_in_init(&in.skb, skb, off, len);
 	sw_ddp_tcp_skb_in_ahead(&in.skb, &r->sk->sk_receive_queue);
-	in.skb.in.hold = tcp_data_hold;
+	/*
+	 * Not an input cut at an urgent mark: tcp_read_sock() offers no
+	 * more until we read up to the mark, so the FPDU would never be
+	 * whole in it (tcp_data_urg_clear()).
+	 */
+	if (in.skb.in.ahead)
+		in.skb.in.hold = tcp_data_hold;
 	in.sk = r->sk;
 	err = mpa_rx_feed(&d->rx, &in.skb.in);
 	if (!sw_ddp_term_err_ok(err)) {
