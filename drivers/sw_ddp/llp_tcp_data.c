@@ -348,9 +348,11 @@ struct tcp_data_in {
  * mpa_rx_in.hold: an FPDU may stay unread, its CRC to be checked before
  * anything of it goes up, while its last @rest octets come in without
  * our reading: if the window TCP advertised has room for them (TCP does
- * not shrink it) and so has the receive buffer now.  Else it is placed
- * as it arrives.  Once the peer's FIN is in nothing more comes, and
- * none of it is placed: the close finds the stream cut short.
+ * not take back what it advertised, unless net.ipv4.tcp_shrink_window
+ * lets it when memory runs short) and so has the receive buffer now.
+ * Else it is placed as it arrives.  Once the peer's FIN is in nothing
+ * more comes, and none of it is placed: the close finds the stream cut
+ * short.
  */
 static bool tcp_data_hold(struct mpa_rx_in *in, u32 rest)
 {
