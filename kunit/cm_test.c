@@ -1443,13 +1443,12 @@ KUNIT_ARRAY_PARAM(cm_pieces, cm_pieces_cases, cm_pieces_desc);
 #define CM_PIECES_PAYLOAD	1000
 #define CM_PIECES_FIRST		500	/* octets in the first segment */
 
-static void cm_test_crc_in_pieces(struct kunit *test)
+/* The FPDU, with CRC, of a segment of CM_PIECES_PAYLOAD; *@n its length */
+static u8 *cm_pieces_fpdu(struct kunit *test, int *n)
 {
 	const struct mpa_fpdu_cfg fc = { .crc = true };
-	const struct cm_pieces_case *c = test->param_value;
-	struct cm_test *t = test->priv;
 	u8 *ulpdu, *wire;
-	int n, i;
+	int i;
 
 	ulpdu = kunit_kmalloc(test, 2 + CM_PIECES_PAYLOAD, GFP_KERNEL);
 	wire = kunit_kmalloc(test, 2 * CM_PIECES_PAYLOAD, GFP_KERNEL);
@@ -1459,9 +1458,29 @@ static void cm_test_crc_in_pieces(struct kunit *test)
 	ulpdu[1] = 0x43;
 	for (i = 0; i < CM_PIECES_PAYLOAD; i++)
 		ulpdu[2 + i] = i * 7;
-	n = mpa_fpdu_build(wire, 2 * CM_PIECES_PAYLOAD, ulpdu,
-			   2 + CM_PIECES_PAYLOAD, &fc);
-	KUNIT_ASSERT_GT(test, n, CM_PIECES_FIRST);
+	*n = mpa_fpdu_build(wire, 2 * CM_PIECES_PAYLOAD, ulpdu,
+			    2 + CM_PIECES_PAYLOAD, &fc);
+	KUNIT_ASSERT_GT(test, *n, CM_PIECES_FIRST);
+	return wire;
+}
+
+/* The sink has the segment whole, or gives up waiting after 2 s. */
+static void cm_wait_ended(struct cm_test *t)
+{
+	int i;
+
+	for (i = 0; i < 100 && !atomic_read(&t->sink.ended); i++)
+		msleep(20);
+}
+
+static void cm_test_crc_in_pieces(struct kunit *test)
+{
+	const struct cm_pieces_case *c = test->param_value;
+	struct cm_test *t = test->priv;
+	u8 *wire;
+	int n;
+
+	wire = cm_pieces_fpdu(test, &n);
 	if (c->spoilt)
 		wire[n - 1] ^= 0x10;	/* in the CRC field */
 
@@ -1482,8 +1501,7 @@ static void cm_test_crc_in_pieces(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(MPA_ERR_CRC),
 				sw_ddp_term_err_pack(t->sink.err));
 	} else if (!c->fin) {
-		for (i = 0; i < 100 && !atomic_read(&t->sink.ended); i++)
-			msleep(20);
+		cm_wait_ended(t);
 		KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
 	}
 	if (c->spoilt || c->fin) {
@@ -1504,23 +1522,13 @@ static void cm_test_crc_in_pieces(struct kunit *test)
  */
 static void cm_test_crc_urgent_mark(struct kunit *test)
 {
-	const struct mpa_fpdu_cfg fc = { .crc = true };
-	struct cm_test *t = test->priv;
 	struct msghdr msg = { .msg_flags = MSG_OOB };
+	struct cm_test *t = test->priv;
 	struct kvec iov;
-	u8 *ulpdu, *wire;
-	int n, i;
+	u8 *wire;
+	int n;
 
-	ulpdu = kunit_kzalloc(test, 2 + CM_PIECES_PAYLOAD, GFP_KERNEL);
-	wire = kunit_kmalloc(test, 2 * CM_PIECES_PAYLOAD, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
-	KUNIT_ASSERT_NOT_NULL(test, wire);
-	ulpdu[0] = 0x41;
-	ulpdu[1] = 0x43;
-	n = mpa_fpdu_build(wire, 2 * CM_PIECES_PAYLOAD, ulpdu,
-			   2 + CM_PIECES_PAYLOAD, &fc);
-	KUNIT_ASSERT_GT(test, n, CM_PIECES_FIRST);
-
+	wire = cm_pieces_fpdu(test, &n);
 	cm_raw_rdma_crc(test, SZ_64K, true);
 	iov.iov_base = wire;
 	iov.iov_len = CM_PIECES_FIRST;
@@ -1528,8 +1536,7 @@ static void cm_test_crc_urgent_mark(struct kunit *test)
 			kernel_sendmsg(t->raw, &msg, &iov, 1, iov.iov_len));
 	msleep(100);
 	raw_send(test, wire + CM_PIECES_FIRST, n - CM_PIECES_FIRST);
-	for (i = 0; i < 100 && !atomic_read(&t->sink.ended); i++)
-		msleep(20);
+	cm_wait_ended(t);
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
 	KUNIT_EXPECT_EQ(test, CM_PIECES_PAYLOAD, atomic_read(&t->sink.placed));
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));

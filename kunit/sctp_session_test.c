@@ -265,14 +265,22 @@ static struct sw_ddp_sctp_session *sess_take_req(struct sess_test *t)
 	return s;
 }
 
-/* §6.2: connect i, accept it; returns the passive session (counted). */
-static struct sw_ddp_sctp_session *sess_establish(struct kunit *test, int i)
+/*
+ * §6.2: connect i, its Initiate answered by @timeout, and accept it;
+ * returns the passive session (counted).
+ */
+static struct sw_ddp_sctp_session *sess_establish_in(struct kunit *test,
+						     int i,
+						     unsigned long timeout)
 {
 	struct sess_test *t = test->priv;
 	struct sw_ddp_sctp_session *s;
 
-	sess_connect(test, i, NULL);
-	sess_wait(test, &t->pas.req_done);
+	sess_connect_to(test, i, t->laddr.sin_port, NULL, timeout);
+	KUNIT_ASSERT_NE_MSG(test, 0UL,
+			    wait_for_completion_timeout(&t->pas.req_done,
+							max(timeout, SESS_WAIT)),
+			    "no Initiate");
 	s = sess_take_req(t);
 	sess_keep(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -280,6 +288,11 @@ static struct sw_ddp_sctp_session *sess_establish(struct kunit *test, int i)
 	sess_wait(test, &t->act[i].conn_done);
 	KUNIT_ASSERT_EQ(test, 0, t->act[i].status);
 	return s;
+}
+
+static struct sw_ddp_sctp_session *sess_establish(struct kunit *test, int i)
+{
+	return sess_establish_in(test, i, SESS_TIMEOUT);
 }
 
 /* §6.2: Initiate and Accept with private data, then either side ends it. */
@@ -1214,24 +1227,11 @@ static struct sess_loss *sess_lose(struct kunit *test, int inits,
  */
 static void sess_test_setup_loss(struct kunit *test)
 {
-	unsigned long timeout = msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS);
-	struct sess_test *t = test->priv;
-	struct sw_ddp_sctp_session *s;
 	struct sess_loss *loss;
 
 	sess_listen(test, 4);
 	loss = sess_lose(test, 1, 1);
-	sess_connect_to(test, 0, t->laddr.sin_port, NULL, timeout);
-	KUNIT_ASSERT_NE_MSG(test, 0UL,
-			    wait_for_completion_timeout(&t->pas.req_done,
-							timeout),
-			    "no Initiate");
-	s = sess_take_req(t);
-	sess_keep(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_EQ(test, 0, sess_accept(s, &t->pas, NULL));
-	sess_wait(test, &t->act[0].conn_done);
-	KUNIT_EXPECT_EQ(test, 0, t->act[0].status);
+	sess_establish_in(test, 0, msecs_to_jiffies(SW_DDP_SCTP_TIMEOUT_MS));
 	/* both were lost, and sent again */
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&loss->inits));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&loss->initiates));
