@@ -498,12 +498,20 @@ EXPORT_SYMBOL_IF_KUNIT(mpa_rx_init);
  */
 struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 {
+	bool fresh = true;	/* nothing of this input read yet */
+
 	rx->in = in;
 	rx->waiting = false;
-	while (in->avail && !mpa_rx_failed(rx)) {
+	for (; in->avail && !mpa_rx_failed(rx); fresh = false) {
 		if (mpa_rx_idle(rx) && in->mapped && mpa_rx_whole(rx))
 			continue;
-		if (rx->crc && rx->state == MPA_RX_HDR && !rx->crc_good) {
+		/*
+		 * What a check ahead finds changes only with a new input or
+		 * a new FPDU: reading the header shortens what is left of
+		 * both the FPDU and the input alike.
+		 */
+		if (rx->crc && rx->state == MPA_RX_HDR && !rx->crc_good &&
+		    (fresh || !rx->fpdu_off)) {
 			mpa_rx_check_ahead(rx);
 			if (mpa_rx_failed(rx) || rx->waiting)
 				break;
