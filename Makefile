@@ -8,14 +8,15 @@
 #   make check                       the whole test suite in a QEMU VM
 #   make demo                        boot the VM and show sw_ddp at work
 #   make icount                      kernel instructions per message, vs siw
+#   make fuzz                        the fuzz suites on new seeds, FUZZ_MINUTES
 #   make compat-check                build against Debian 12's 6.1 headers
 #   make checkpatch                  checkpatch --strict over our sources
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 SRC := $(CURDIR)
 
-.PHONY: all modules kunit install clean check demo bench icount compat-check \
-	checkpatch
+.PHONY: all modules kunit install clean check demo bench icount fuzz \
+	compat-check checkpatch
 
 all: modules
 
@@ -45,6 +46,9 @@ bench:
 
 icount:
 	@scripts/icount.sh
+
+fuzz:
+	@scripts/fuzz.sh
 
 compat-check:
 	@scripts/compat-check.sh

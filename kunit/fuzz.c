@@ -31,6 +31,7 @@
  * KASAN and kmemleak (make check's kernel) watch the rest.
  */
 #include <linux/delay.h>
+#include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -824,6 +825,21 @@ static void fz_one(struct kunit *test, const struct fz_transport *tp,
 /* The parameter is a slot of this array; its index is the block. */
 static const u8 fz_block_slot[16];
 
+/*
+ * Where the seeds start: 0 in make check, which runs the same seeds
+ * every time.  A longer search loads the suites again with other bases
+ * (scripts/guest/fuzz.sh).
+ */
+static unsigned int seed_base;
+module_param(seed_base, uint, 0444);
+MODULE_PARM_DESC(seed_base, "first seed of the fuzz suites (default 0)");
+
+/* Seed @n of a suite's run, counted from seed_base. */
+u32 fz_seed(u32 n)
+{
+	return seed_base + n;
+}
+
 static u32 fz_block(const void *param)
 {
 	return (const u8 *)param - fz_block_slot;
@@ -839,18 +855,20 @@ const void *fz_next_block(const void *prev, char *desc, u32 nblocks,
 	    b == fz_block_slot + nblocks)
 		return NULL;
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seeds %u to %u",
-		 fz_block(b) * per_block, (fz_block(b) + 1) * per_block - 1);
+		 fz_seed(fz_block(b) * per_block),
+		 fz_seed((fz_block(b) + 1) * per_block - 1));
 	return b;
 }
 
 /*
- * A case: tp->per_block seeds from @first, each on a new device and QPs
- * (the suite's init made the first), until one fails.
+ * A case: tp->per_block seeds from fz_seed(@first), each on a new device
+ * and QPs (the suite's init made the first), until one fails.
  */
 void fz_run(struct kunit *test, const struct fz_transport *tp, u32 first)
 {
 	u32 seed;
 
+	first = fz_seed(first);
 	for (seed = first; seed < first + tp->per_block; seed++) {
 		if (seed > first) {
 			tp->exit(test);

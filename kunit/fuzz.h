@@ -118,6 +118,7 @@ u32 fz_rand(struct rnd_state *rnd, u32 n);
 unsigned int fz_mutate(struct fz_end *fe, u8 *ulpdu, u32 *len);
 void fz_watch(struct fz_end *fe, const u8 *ulpdu, u32 len);
 unsigned int fz_mutate_wire(struct fz_end *fe, u8 *p, u32 *len, u32 size);
+u32 fz_seed(u32 n);
 void fz_run(struct kunit *test, const struct fz_transport *tp, u32 first);
 void fz_seeds(struct kunit *test, const struct fz_transport *tp);
 const void *fz_next_block(const void *prev, char *desc, u32 nblocks,

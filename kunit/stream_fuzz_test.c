@@ -146,7 +146,7 @@ static const void *mf_gen_params(const void *prev, char *desc)
 	f = mf_framing(p);
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s, %s: seeds %u to %u",
 		 f->crc ? "CRC" : "no CRC", f->markers ? "markers" : "none",
-		 mf_first(p), mf_first(p) + MF_PER_BLOCK - 1);
+		 fz_seed(mf_first(p)), fz_seed(mf_first(p) + MF_PER_BLOCK - 1));
 	return p;
 }
 

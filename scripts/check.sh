@@ -16,6 +16,8 @@ log=$results/host.log
 : > "$host_tap"
 : > "$log"
 
+. "$top/scripts/splats.sh"
+
 say() { echo "check: $*"; }
 
 # host_check NAME CMD...: one host-side check, output to host.log.
@@ -36,22 +38,6 @@ build_modules() {
 	make -C "$top" KDIR="$kdir" clean >/dev/null &&
 		make -C "$top" KDIR="$kdir" W=1 C=2 kunit 2>&1 | tee "$results/build.log" &&
 		! grep -E 'warning:|error:' "$results/build.log"
-}
-
-# Any of these in the guest's kernel log fails the run.
-splat_re='BUG:|WARNING:|Oops|KASAN|UBSAN|general protection|Call Trace:|'
-splat_re+='circular locking|possible recursive locking|suspicious RCU|'
-splat_re+='INFO: task|rcu.* stall|self-detected stall|unreferenced object|'
-splat_re+='kmemleak: [0-9]+ new suspected|'
-splat_re+='waiting for .* to become free'
-
-no_splats() {
-	local f
-	for f in "$results/vm/dmesg.log" "$results/vm/console.log"; do
-		[ -f "$f" ] || continue
-		! grep -E "$splat_re" "$f" || return 1
-	done
-	[ -f "$results/vm/dmesg.log" ]
 }
 
 summarize() {
@@ -92,6 +78,7 @@ say "booting the test VM (TCG; this takes a while)"
 host_check "vm: boots and runs the guest tests" \
 	env VM_TIMEOUT="${VM_TIMEOUT:-4200}" \
 	"$top/scripts/vm-run.sh" "$kdir" "$results/vm" "$top/scripts/guest/check.sh"
-host_check "vm: no kernel splats (KASAN, lockdep, WARN, BUG, kmemleak)" no_splats
+host_check "vm: no kernel splats (KASAN, lockdep, WARN, BUG, kmemleak)" \
+	no_splats "$results/vm"
 
 summarize

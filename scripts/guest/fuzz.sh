@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make fuzz`, guest side (scripts/fuzz.sh): the KUnit fuzz suites again
+# and again, each round on seeds of its own, until the time is up.
+# Round r loads the test module with seed_base = base + r * stride, so
+# no two rounds share a seed.  Each round's KTAP goes to round-R/, a line
+# per round to rounds, and the kernel log marks where each round starts.
+results=$1
+. "$(dirname "$0")/lib.sh"
+. "$results/fuzz.conf"
+
+round() {
+	local dir=$results/round-$1 d
+	mkdir -p "$dir"
+	echo "fuzz: round $1, seed_base $2" > /dev/kmsg
+	insmod "$SW_DDP_KO" || return 1
+	echo -n "$FUZZ_SUITES" > /sys/module/kunit/parameters/filter_glob
+	insmod "$SW_DDP_KUNIT_KO" seed_base="$2" || return 1
+	for d in /sys/kernel/debug/kunit/sw_ddp_*/; do
+		cp "$d/results" "$dir/$(basename "$d").ktap" || return 1
+	done
+	rmmod sw_ddp_kunit && rmmod sw_ddp
+}
+
+kmemleak_clear
+end=$(($(date +%s) + FUZZ_MINUTES * 60))
+r=0
+while [ "$(date +%s)" -lt "$end" ]; do
+	base=$((FUZZ_BASE + r * FUZZ_STRIDE))
+	start=$(date +%s)
+	round "$r" "$base" || { echo "round $r: the modules failed"; exit 1; }
+	echo "$r $base $(($(date +%s) - start))" >> "$results/rounds"
+	r=$((r + 1))
+done
+t "kmemleak: no leaks" kmemleak_none
+exit 0
