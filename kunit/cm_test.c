@@ -1313,12 +1313,16 @@ static void cm_request_hdr(struct mpa_rr_hdr *h)
 
 /*
  * A raw initiator (t->raw, receive buffer @rcvbuf) whose rev 1 Request,
- * without markers, with CRCs if @crc, the listener's child accepts: the
- * child in RDMA mode, its data path started, the Reply read.
+ * with CRCs if @crc, the listener's child accepts, asking for markers if
+ * @markers (RFC 5044: the raw side is to send them, from its first FPDU
+ * octet on): the child in RDMA mode, its data path started, the Reply
+ * read.
  */
-static struct sw_ddp_tcp_ep *cm_raw_rdma_crc(struct kunit *test, int rcvbuf,
-					     bool crc)
+static struct sw_ddp_tcp_ep *cm_raw_rdma_framing(struct kunit *test,
+						 int rcvbuf, bool crc,
+						 bool markers)
 {
+	struct sw_ddp_mpa_cfg resp = cfg_v2;
 	struct cm_test *t = test->priv;
 	struct kvec iov = {};
 	struct msghdr msg = {};
@@ -1339,7 +1343,8 @@ static struct sw_ddp_tcp_ep *cm_raw_rdma_crc(struct kunit *test, int rcvbuf,
 	cm_wait(test, &t->pas.req_done);
 	ep = t->pas.child;
 	KUNIT_ASSERT_NOT_NULL(test, ep);
-	KUNIT_ASSERT_EQ(test, 0, cm_accept(test, &cfg_v2));
+	resp.markers = markers;
+	KUNIT_ASSERT_EQ(test, 0, cm_accept(test, &resp));
 	iov.iov_base = &h;
 	iov.iov_len = sizeof(h);
 	KUNIT_ASSERT_EQ(test, (int)sizeof(h),
@@ -1347,13 +1352,14 @@ static struct sw_ddp_tcp_ep *cm_raw_rdma_crc(struct kunit *test, int rcvbuf,
 				       MSG_WAITALL));
 	KUNIT_ASSERT_MEMEQ(test, MPA_KEY_REP, h.key, MPA_KEY_LEN);
 	KUNIT_ASSERT_EQ(test, crc, ep->conn.crc);
+	KUNIT_ASSERT_EQ(test, markers, ep->conn.rx_markers);
 	cm_start_data(test, ep);
 	return ep;
 }
 
 static struct sw_ddp_tcp_ep *cm_raw_rdma(struct kunit *test, int rcvbuf)
 {
-	return cm_raw_rdma_crc(test, rcvbuf, false);
+	return cm_raw_rdma_framing(test, rcvbuf, false, false);
 }
 
 /* cm_sender()'s FPDU: its header and 4 KiB need no pad */
@@ -1424,13 +1430,15 @@ static void cm_test_fin_inside_fpdu(struct kunit *test)
  */
 struct cm_pieces_case {
 	const char *name;
-	bool spoilt, fin;
+	bool spoilt, fin, markers;
 };
 
 static const struct cm_pieces_case cm_pieces_cases[] = {
-	{ "whole at last", false, false },
-	{ "CRC spoilt", true, false },
-	{ "FIN for the rest", false, true },
+	{ "whole at last", false, false, false },
+	{ "CRC spoilt", true, false, false },
+	{ "FIN for the rest", false, true, false },
+	{ "markers, whole at last", false, false, true },
+	{ "markers, CRC spoilt", true, false, true },
 };
 
 static void cm_pieces_desc(const struct cm_pieces_case *c, char *desc)
@@ -1443,10 +1451,14 @@ KUNIT_ARRAY_PARAM(cm_pieces, cm_pieces_cases, cm_pieces_desc);
 #define CM_PIECES_PAYLOAD	1000
 #define CM_PIECES_FIRST		500	/* octets in the first segment */
 
-/* The FPDU, with CRC, of a segment of CM_PIECES_PAYLOAD; *@n its length */
-static u8 *cm_pieces_fpdu(struct kunit *test, int *n)
+/*
+ * The FPDU, with CRC, of a segment of CM_PIECES_PAYLOAD, the stream's
+ * first (with @markers, at 0 and 512 octets in; RFC 5044 "MPA Markers");
+ * *@n its length.
+ */
+static u8 *cm_pieces_fpdu(struct kunit *test, bool markers, int *n)
 {
-	const struct mpa_fpdu_cfg fc = { .crc = true };
+	const struct mpa_fpdu_cfg fc = { .crc = true, .markers = markers };
 	u8 *ulpdu, *wire;
 	int i;
 
@@ -1480,11 +1492,11 @@ static void cm_test_crc_in_pieces(struct kunit *test)
 	u8 *wire;
 	int n;
 
-	wire = cm_pieces_fpdu(test, &n);
+	wire = cm_pieces_fpdu(test, c->markers, &n);
 	if (c->spoilt)
 		wire[n - 1] ^= 0x10;	/* in the CRC field */
 
-	cm_raw_rdma_crc(test, SZ_64K, true);
+	cm_raw_rdma_framing(test, SZ_64K, true, c->markers);
 	raw_send(test, wire, CM_PIECES_FIRST);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.begun));
@@ -1528,8 +1540,8 @@ static void cm_test_crc_urgent_mark(struct kunit *test)
 	u8 *wire;
 	int n;
 
-	wire = cm_pieces_fpdu(test, &n);
-	cm_raw_rdma_crc(test, SZ_64K, true);
+	wire = cm_pieces_fpdu(test, false, &n);
+	cm_raw_rdma_framing(test, SZ_64K, true, false);
 	iov.iov_base = wire;
 	iov.iov_len = CM_PIECES_FIRST;
 	KUNIT_ASSERT_EQ(test, CM_PIECES_FIRST,

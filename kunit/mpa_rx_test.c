@@ -104,6 +104,8 @@ static void expect_err(struct kunit *test, struct sw_ddp_term_err got,
 struct stream {
 	u8 wire[STREAM_MAX];
 	u32 len;
+	u32 end[SEGS_MAX];		/* where each FPDU ends */
+	u32 nfpdu;
 	u8 payload[STREAM_MAX];		/* what the sink should see */
 	u32 payload_len;
 	struct mpa_fpdu_cfg cfg;
@@ -132,7 +134,9 @@ static void stream_add(struct kunit *test, struct stream *st, u32 plen,
 	n = mpa_fpdu_build(st->wire + st->len, STREAM_MAX - st->len, ulpdu,
 			   DDP_UNTAGGED_HDR_LEN + plen, &st->cfg);
 	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_LT(test, st->nfpdu, SEGS_MAX);
 	st->len += n;
+	st->end[st->nfpdu++] = st->len;
 }
 
 static struct stream *stream_make(struct kunit *test, bool crc, bool markers,
@@ -396,10 +400,12 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
  * CRC is found bad first (checked_ahead()).
  */
 /*
- * Fed in pieces of @chunk, without markers, is the FPDU at [@at, @last]
- * checked before begin() (mpa_rx_check_ahead())?  If all of what is left
- * of it lies in one piece: the one it starts in, or one that starts while
- * its header (@hdr octets, ULPDU_Length included) is being gathered.
+ * Fed in pieces of @chunk, is the FPDU at [@at, @last] checked before
+ * begin() (mpa_rx_check_ahead())?  If all of what is left of it lies in
+ * one piece: the one it starts in, or one that starts while its header
+ * (@hdr octets, ULPDU_Length included; no marker inside) is being
+ * gathered.  A marker that leads it, before @at, is in the piece that
+ * holds @at unless @chunk is below 4, where no piece holds all.
  */
 static bool checked_ahead(u32 at, u32 last, u32 hdr, u32 chunk)
 {
@@ -438,8 +444,7 @@ static void expect_upper_held(struct kunit *test, struct stream *st,
 			   want);
 		KUNIT_EXPECT_EQ_MSG(test, s->ended, ended, "chunk %u",
 				    chunks[i]);
-		whole = !st->cfg.markers &&
-			checked_ahead(fpdu_at, last, hdr, chunks[i]);
+		whole = checked_ahead(fpdu_at, last, hdr, chunks[i]);
 		KUNIT_EXPECT_EQ_MSG(test, s->begun,
 				    ended + !(whole && flip), "chunk %u",
 				    chunks[i]);
@@ -566,60 +571,65 @@ static struct sw_ddp_term_err feed_queued(struct kunit *test,
 	return err;
 }
 
-/* Where the FPDU at @at of the stream ends */
-static u32 fpdu_end(const struct stream *st, u32 at)
+/*
+ * FPDU @k of @st with a bit of its CRC flipped, fed as feed_queued():
+ * the stream ends there with an MPA CRC error, none of that FPDU seen.
+ */
+static void expect_spoilt_first(struct kunit *test, struct mpa_rx *rx,
+				struct sink *s, struct stream *st, u32 k,
+				u32 chunk, bool ahead)
 {
-	return at + mpa_fpdu_len(mpa_fpdu_ulpdu_len((const void *)
-						    (st->wire + at)));
+	u8 *crc_end = st->wire + st->end[k] - 1;
+
+	*crc_end ^= 0x04;
+	memset(s, 0, sizeof(*s));
+	s->begin_err = SW_DDP_TERM_OK;
+	mpa_rx_init(rx, &sink_ops, s, true, st->cfg.markers, 0);
+	expect_err(test, feed_queued(test, rx, st->wire, st->len, chunk,
+				     ahead), MPA_ERR_CRC);
+	KUNIT_EXPECT_EQ_MSG(test, s->begun, k, "chunk %u ahead %d markers %d",
+			    chunk, ahead, st->cfg.markers);
+	KUNIT_EXPECT_EQ(test, s->ended, k);
+	*crc_end ^= 0x04;
 }
 
 /*
  * RFC 5044 §8 with CRCs: where the LLP can look past its input, or wait
  * for an FPDU's rest, no FPDU goes up before its CRC is checked, however
- * the stream is cut: one spoilt anywhere (here in its CRC field) stops
- * the stream before anything of it reaches begin(), and a good stream
- * comes through whole.
+ * the stream is cut and wherever its markers fall: one spoilt anywhere
+ * (here in its CRC field) stops the stream before anything of it
+ * reaches begin(), and a good stream comes through whole.
  */
 static void mpa_rx_crc_whole_first(struct kunit *test)
 {
 	static const u32 chunks[] = { 1, 3, 7, 16, 64, 600 };
-	struct stream *st = stream_make(test, true, false, 0);
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct stream *st;
 	struct mpa_rx rx;
-	u32 i, k, at, end;
-	int ahead;
+	u32 i, k, chunk;
+	int markers;
+	bool ahead;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	for (ahead = 0; ahead < 2; ahead++) {
-		for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+	for (markers = 0; markers < 2; markers++) {
+		st = stream_make(test, true, markers, 0);
+		for (i = 0; i < 2 * ARRAY_SIZE(chunks); i++) {
+			chunk = chunks[i / 2];
+			ahead = i % 2;
 			memset(s, 0, sizeof(*s));
 			s->begin_err = SW_DDP_TERM_OK;
-			mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
+			mpa_rx_init(&rx, &sink_ops, s, true, markers, 0);
 			expect_err(test, feed_queued(test, &rx, st->wire,
-						     st->len, chunks[i], ahead),
+						     st->len, chunk, ahead),
 				   SW_DDP_TERM_OK);
-			KUNIT_EXPECT_EQ(test, s->ended, 8);
+			KUNIT_EXPECT_EQ(test, s->ended, st->nfpdu);
 			KUNIT_EXPECT_EQ(test, s->payload_len, st->payload_len);
 			KUNIT_EXPECT_MEMEQ(test, s->payload, st->payload,
 					   st->payload_len);
 			KUNIT_EXPECT_TRUE(test, mpa_rx_idle(&rx));
-			for (k = 0, at = 0; at < st->len; k++, at = end) {
-				end = fpdu_end(st, at);
-				st->wire[end - 1] ^= 0x04;
-				memset(s, 0, sizeof(*s));
-				s->begin_err = SW_DDP_TERM_OK;
-				mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
-				expect_err(test,
-					   feed_queued(test, &rx, st->wire,
-						       st->len, chunks[i],
-						       ahead),
-					   MPA_ERR_CRC);
-				KUNIT_EXPECT_EQ_MSG(test, s->begun, k,
-						    "chunk %u ahead %d",
-						    chunks[i], ahead);
-				KUNIT_EXPECT_EQ(test, s->ended, k);
-				st->wire[end - 1] ^= 0x04;
-			}
+			for (k = 0; k < st->nfpdu; k++)
+				expect_spoilt_first(test, &rx, s, st, k, chunk,
+						    ahead);
 		}
 	}
 }

@@ -22,9 +22,8 @@
  * has been received whole is checked before any of it goes up
  * (mpa_rx_whole(), mpa_rx_check_ahead()); one still arriving is left
  * unread until it is whole, where the LLP can wait for it (for TCP,
- * where its window lets the rest in).  One on a stream with markers, or
- * that the LLP cannot wait for, has its payload placed before its CRC
- * is known, as in siw (README).
+ * where its window lets the rest in).  One that the LLP cannot wait for
+ * has its payload placed before its CRC is known, as in siw (README).
  */
 #include <linux/crc32c.h>
 #include <linux/module.h>
@@ -410,37 +409,62 @@ static void mpa_rx_wait(struct mpa_rx *rx, u32 rest)
 }
 
 /*
+ * Octets of a marker before the FPDU's next octet: one partly read, or
+ * one at the next octet.  FPDUs and markers both start 4-aligned from the
+ * stream's first FPDU (RFC 5044 "MPA Markers": FPDU lengths are multiples
+ * of four), so no marker splits ULPDU_Length or the CRC field.
+ */
+static u32 mpa_rx_marker_ahead(const struct mpa_rx *rx)
+{
+	if (rx->marker_have)
+		return MPA_MARKER_SIZE - rx->marker_have;
+	return mpa_rx_to_marker(rx) ? 0 : MPA_MARKER_SIZE;
+}
+
+/* Octets on the stream of the FPDU being read, markers included. */
+static u32 mpa_rx_fpdu_span(const struct mpa_rx *rx, u16 ulpdu_len)
+{
+	struct mpa_fpdu_cfg cfg = {
+		.markers = rx->markers,
+		.marker_base = rx->marker_base,
+		.seq = rx->seq - rx->fpdu_off,
+	};
+
+	return mpa_fpdu_wire_len(&cfg, ulpdu_len);
+}
+
+/*
  * With CRCs, while an FPDU's header is being gathered (nothing of it
  * has gone up yet), check its CRC ahead if the rest of it has been
  * received: in the input, in whatever pieces (mpa_rx_whole() takes those
  * in one mapped piece), or after it (ahead()).  A bad one is the
  * stream's MPA CRC error; a good one is read octet by octet without
- * summing again.  If the rest is still to come and the input can wait
- * for it (hold()), nothing more is read (rx->waiting): the next input
- * starts here again.  Not with markers, whose octets would have to be
- * counted into where the FPDU ends (RFC 5044 "MPA Markers").
+ * summing again (its markers are still checked as they are read).  If
+ * the rest is still to come and the input can wait for it (hold()),
+ * nothing more is read (rx->waiting): the next input starts here again.
  */
 static void mpa_rx_check_ahead(struct mpa_rx *rx)
 {
 	u32 got = min_t(u32, rx->have, MPA_ULPDU_LEN_SIZE);
-	u32 need = MPA_ULPDU_LEN_SIZE - got, have, wire, crc;
+	u32 need = MPA_ULPDU_LEN_SIZE - got, have, wire, crc, at;
 	struct mpa_rx_in *in = rx->in;
 	__le32 want;
 	__be16 len;
 
-	if (rx->markers || !in->peek)
+	if (!in->peek)
 		return;
-	/* ULPDU_Length: what of it is not gathered yet */
-	have = mpa_rx_received(in, need);
-	if (have < need) {
-		mpa_rx_wait(rx, need - have);
+	/* ULPDU_Length: what of it is not gathered yet, past any marker */
+	at = need ? mpa_rx_marker_ahead(rx) : 0;
+	have = mpa_rx_received(in, at + need);
+	if (have < at + need) {
+		mpa_rx_wait(rx, at + need - have);
 		return;
 	}
 	memcpy(&len, rx->hdr, got);
-	if (need && in->peek(in, 0, (u8 *)&len + got, need))
+	if (need && in->peek(in, at, (u8 *)&len + got, need))
 		return;
-	/* what of the FPDU is still to be read, markers excluded */
-	wire = mpa_fpdu_len(be16_to_cpu(len));
+	/* what of the FPDU is still to be read */
+	wire = mpa_rx_fpdu_span(rx, be16_to_cpu(len));
 	if (wire < rx->fpdu_off + MPA_CRC_SIZE)
 		return;		/* framing will say what is wrong */
 	wire -= rx->fpdu_off;
@@ -449,6 +473,7 @@ static void mpa_rx_check_ahead(struct mpa_rx *rx)
 		mpa_rx_wait(rx, wire - have);
 		return;
 	}
+	/* RFC 5044 "CRC Calculation": markers count, the CRC field not */
 	crc = rx->crc_acc;
 	if (in->peek(in, wire - MPA_CRC_SIZE, &want, sizeof(want)) ||
 	    in->crc(in, wire - MPA_CRC_SIZE, &crc))
