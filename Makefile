@@ -8,7 +8,7 @@
 #   make check                       the whole test suite in a QEMU VM
 #   make demo                        boot the VM and show sw_ddp at work
 #   make icount                      kernel instructions per message, vs siw
-#   make fuzz                        the fuzz suites on new seeds, FUZZ_MINUTES
+#   make fuzz                        the fuzz cases on new seeds, FUZZ_MINUTES
 #   make compat-check                build against Debian 12's 6.1 headers
 #   make checkpatch                  checkpatch --strict over our sources
 

@@ -1717,7 +1717,7 @@ static void cm_test_request_fuzz(struct kunit *test)
 	t->pas.request_ret = -ECONNREFUSED;	/* drop it once seen */
 	cm_listen(test, AF_INET, false, CM_TIMEOUT);
 	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
-		prandom_seed_state(&rnd, seed);
+		prandom_seed_state(&rnd, fz_seed(seed));
 		len = cm_fuzz_request(&rnd, frame, pdata);
 		KUNIT_ASSERT_GT(test, len, 0U);
 		sent = cm_fuzz_spoil(&rnd, frame, len);
@@ -1742,8 +1742,8 @@ static void cm_test_request_fuzz(struct kunit *test)
 			 */
 			if (!cm_fuzz_send(t->raw, frame + at, piece)) {
 				KUNIT_EXPECT_TRUE_MSG(test, !valid || at >= len,
-						      "seed %d: reset at %u",
-						      seed, at);
+						      "seed %u: reset at %u",
+						      fz_seed(seed), at);
 				break;
 			}
 			if (at + piece < sent)
@@ -1769,11 +1769,11 @@ static void cm_test_request_fuzz(struct kunit *test)
 		}
 		end = raw_peer_drain(t->raw, buf, sizeof(buf), &got);
 		KUNIT_EXPECT_TRUE_MSG(test, end == 0 || end == -ECONNRESET,
-				      "seed %d: %d", seed, end);
-		KUNIT_EXPECT_EQ_MSG(test, 0, got, "seed %d: a Reply", seed);
+				      "seed %u: %d", fz_seed(seed), end);
+		KUNIT_EXPECT_EQ_MSG(test, 0, got, "seed %u: a Reply", fz_seed(seed));
 		KUNIT_EXPECT_LT_MSG(test, jiffies - start, CM_TIMEOUT,
-				    "seed %d: dropped only by the timeout", seed);
-		KUNIT_EXPECT_EQ_MSG(test, nreq, t->pas.nreq, "seed %d", seed);
+				    "seed %u: dropped only by the timeout", fz_seed(seed));
+		KUNIT_EXPECT_EQ_MSG(test, nreq, t->pas.nreq, "seed %u", fz_seed(seed));
 		sock_release(t->raw);
 		t->raw = NULL;
 		if (test->status == KUNIT_FAILURE)
@@ -1873,7 +1873,7 @@ static void cm_test_reply_fuzz(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, pdata);
 	raw_listen(test);
 	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
-		prandom_seed_state(&rnd, seed);
+		prandom_seed_state(&rnd, fz_seed(seed));
 		offer = (struct sw_ddp_mpa_cfg){
 			.rev = MPA_REV_1 + fz_rand(&rnd, 2),
 			.crc = fz_rand(&rnd, 2),
@@ -1913,8 +1913,8 @@ static void cm_test_reply_fuzz(struct kunit *test)
 		cm_wait(test, &t->act.conn_done);
 		nconn++;
 		nok += !want;
-		KUNIT_EXPECT_EQ_MSG(test, nconn, t->act.nconn, "seed %d", seed);
-		KUNIT_EXPECT_EQ_MSG(test, want, t->act.status, "seed %d", seed);
+		KUNIT_EXPECT_EQ_MSG(test, nconn, t->act.nconn, "seed %u", fz_seed(seed));
+		KUNIT_EXPECT_EQ_MSG(test, want, t->act.status, "seed %u", fz_seed(seed));
 		if (want == -ECONNREFUSED) {
 			KUNIT_EXPECT_EQ(test, rep.pdata_len, t->act.pdata_len);
 			if (rep.pdata_len)
@@ -1929,7 +1929,7 @@ static void cm_test_reply_fuzz(struct kunit *test)
 				    sent > sizeof(*h) + be16_to_cpu(h->pd_len));
 		sock_release(conn);
 		if (test->status == KUNIT_FAILURE) {
-			kunit_info(test, "seed %d\n", seed);
+			kunit_info(test, "seed %u\n", fz_seed(seed));
 			return;
 		}
 	}

@@ -826,15 +826,16 @@ static void fz_one(struct kunit *test, const struct fz_transport *tp,
 static const u8 fz_block_slot[16];
 
 /*
- * Where the seeds start: 0 in make check, which runs the same seeds
- * every time.  A longer search loads the suites again with other bases
- * (scripts/guest/fuzz.sh).
+ * Where the seeds of every fuzz case start (these suites', and the MPA
+ * and SCTP session control fuzz cases'): 0 in make check, which runs the
+ * same seeds every time.  make fuzz loads the module again and again
+ * with other bases (scripts/guest/fuzz.sh).
  */
 static unsigned int seed_base;
 module_param(seed_base, uint, 0444);
-MODULE_PARM_DESC(seed_base, "first seed of the fuzz suites (default 0)");
+MODULE_PARM_DESC(seed_base, "first seed of the fuzz cases (default 0)");
 
-/* Seed @n of a suite's run, counted from seed_base. */
+/* Seed @n of a fuzz case's run, counted from seed_base. */
 u32 fz_seed(u32 n)
 {
 	return seed_base + n;

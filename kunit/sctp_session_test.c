@@ -823,7 +823,7 @@ static void sess_test_ctrl_fuzz(struct kunit *test)
 	sess_listen(test, 4);
 	for (round = 0; round < SESS_FUZZ_ROUNDS; round++) {
 		memset(f, 0, sizeof(*f));
-		prandom_seed_state(&f->rnd, round);
+		prandom_seed_state(&f->rnd, fz_seed(round));
 		raw_connect(test, true);
 		for (step = 0; step < SESS_FUZZ_STEPS; step++) {
 			/* an Initiate is mostly answered before what follows */
@@ -847,14 +847,14 @@ static void sess_test_ctrl_fuzz(struct kunit *test)
 		while (t->pas.nclosed < nacc && time_before(jiffies, end))
 			msleep(20);
 		KUNIT_EXPECT_EQ_MSG(test, nacc, t->pas.nclosed,
-				    "round %d: sessions accepted, ends heard",
-				    round);
+				    "seed %u: sessions accepted, ends heard",
+				    fz_seed(round));
 		KUNIT_EXPECT_LE(test, t->pas.nreq, ninit);
 		for (i = 0; i < f->nacc; i++)
 			sess_drop(f->acc[i]);
 		nclosed = t->pas.nclosed;
-		kunit_info(test, "round %d: %d Initiates, %d handed up, %d accepted\n",
-			   round, f->ninit, t->pas.nreq - nreq, f->nacc);
+		kunit_info(test, "seed %u: %d Initiates, %d handed up, %d accepted\n",
+			   fz_seed(round), f->ninit, t->pas.nreq - nreq, f->nacc);
 		nreq = t->pas.nreq;
 		if (test->status == KUNIT_FAILURE)
 			return;

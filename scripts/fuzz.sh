@@ -1,17 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make fuzz`: the KUnit fuzz suites (sw_ddp_mpa_fuzz, sw_ddp_stream_fuzz,
-# sw_ddp_sctp_fuzz: hostile segments through the whole receive path,
-# kunit/fuzz.c) on seeds make check never runs, round after round for
-# FUZZ_MINUTES, in the make check kernel (KASAN, lockdep, kmemleak).  A
-# search for what make check's fixed seeds miss, not a test of its own.
+# `make fuzz`: the KUnit fuzz cases on seeds make check never runs, round
+# after round for FUZZ_MINUTES, in the make check kernel (KASAN, lockdep,
+# kmemleak): sw_ddp_mpa_fuzz, sw_ddp_stream_fuzz and sw_ddp_sctp_fuzz
+# (hostile segments through the whole receive path, kunit/fuzz.c), the
+# MPA Request and Reply fuzz (cm_test.c) and SCTP session control's
+# (sctp_session_test.c).  A search for what make check's fixed seeds
+# miss, not a test of its own.
 #
 # Environment: FUZZ_MINUTES (default 30), FUZZ_BASE (the first round's
 # seed_base; default a random multiple of FUZZ_STRIDE, printed, so that a
 # failure can be repeated with it), FUZZ_STRIDE (seeds between rounds,
-# default 256, at least the most seeds a suite runs), FUZZ_SUITES (KUnit
-# filter_glob, default 'sw_ddp_*fuzz'), SW_DDP_RESULTS (default
+# default 256, at least the most seeds a case runs), FUZZ_SUITES (KUnit
+# filter_glob, default 'sw_ddp_*.*fuzz*'), SW_DDP_RESULTS (default
 # results/fuzz).  Ends with the line `N passed, N failed`, a case being a
 # block of seeds.
 set -uo pipefail
@@ -23,7 +25,7 @@ results=${SW_DDP_RESULTS:-$top/results/fuzz}
 minutes=${FUZZ_MINUTES:-30}
 stride=${FUZZ_STRIDE:-256}
 base=${FUZZ_BASE:-$(((SRANDOM % 65536 + 1) * stride))}
-suites=${FUZZ_SUITES:-sw_ddp_*fuzz}
+suites=${FUZZ_SUITES:-sw_ddp_*.*fuzz*}
 
 rm -rf "$results"
 mkdir -p "$results/vm"

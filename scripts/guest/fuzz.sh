@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make fuzz`, guest side (scripts/fuzz.sh): the KUnit fuzz suites again
+# `make fuzz`, guest side (scripts/fuzz.sh): the KUnit fuzz cases again
 # and again, each round on seeds of its own, until the time is up.
 # Round r loads the test module with seed_base = base + r * stride, so
 # no two rounds share a seed.  Each round's KTAP goes to round-R/, a line
