@@ -1706,8 +1706,8 @@ static void cm_test_request_fuzz(struct kunit *test)
 	const struct mpa_rr_hdr *h = (void *)frame;
 	struct mpa_rr_info want;
 	struct rnd_state rnd;
-	int seed, nreq = 0, got, end;
-	u32 len, sent, at, piece;
+	int n, nreq = 0, got, end;
+	u32 seed, len, sent, at, piece;
 	unsigned long start;
 	bool valid;
 	u8 buf[8];
@@ -1716,8 +1716,9 @@ static void cm_test_request_fuzz(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, pdata);
 	t->pas.request_ret = -ECONNREFUSED;	/* drop it once seen */
 	cm_listen(test, AF_INET, false, CM_TIMEOUT);
-	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
-		prandom_seed_state(&rnd, fz_seed(seed));
+	for (n = 0; n < CM_FUZZ_SEEDS; n++) {
+		seed = fz_seed(n);
+		prandom_seed_state(&rnd, seed);
 		len = cm_fuzz_request(&rnd, frame, pdata);
 		KUNIT_ASSERT_GT(test, len, 0U);
 		sent = cm_fuzz_spoil(&rnd, frame, len);
@@ -1743,7 +1744,7 @@ static void cm_test_request_fuzz(struct kunit *test)
 			if (!cm_fuzz_send(t->raw, frame + at, piece)) {
 				KUNIT_EXPECT_TRUE_MSG(test, !valid || at >= len,
 						      "seed %u: reset at %u",
-						      fz_seed(seed), at);
+						      seed, at);
 				break;
 			}
 			if (at + piece < sent)
@@ -1769,17 +1770,18 @@ static void cm_test_request_fuzz(struct kunit *test)
 		}
 		end = raw_peer_drain(t->raw, buf, sizeof(buf), &got);
 		KUNIT_EXPECT_TRUE_MSG(test, end == 0 || end == -ECONNRESET,
-				      "seed %u: %d", fz_seed(seed), end);
-		KUNIT_EXPECT_EQ_MSG(test, 0, got, "seed %u: a Reply", fz_seed(seed));
+				      "seed %u: %d", seed, end);
+		KUNIT_EXPECT_EQ_MSG(test, 0, got, "seed %u: a Reply", seed);
 		KUNIT_EXPECT_LT_MSG(test, jiffies - start, CM_TIMEOUT,
-				    "seed %u: dropped only by the timeout", fz_seed(seed));
-		KUNIT_EXPECT_EQ_MSG(test, nreq, t->pas.nreq, "seed %u", fz_seed(seed));
+				    "seed %u: dropped only by the timeout",
+				    seed);
+		KUNIT_EXPECT_EQ_MSG(test, nreq, t->pas.nreq, "seed %u", seed);
 		sock_release(t->raw);
 		t->raw = NULL;
 		if (test->status == KUNIT_FAILURE)
 			return;
 	}
-	kunit_info(test, "%d of %d Requests handed up\n", nreq, seed);
+	kunit_info(test, "%d of %d Requests handed up\n", nreq, n);
 }
 
 /*
@@ -1866,14 +1868,15 @@ static void cm_test_reply_fuzz(struct kunit *test)
 	struct mpa_rr_info rep;
 	struct socket *conn;
 	struct rnd_state rnd;
-	int seed, want, nconn = 0, nok = 0, nterm = 0;
-	u32 len, sent, at, piece;
+	int n, want, nconn = 0, nok = 0, nterm = 0;
+	u32 seed, len, sent, at, piece;
 
 	KUNIT_ASSERT_NOT_NULL(test, frame);
 	KUNIT_ASSERT_NOT_NULL(test, pdata);
 	raw_listen(test);
-	for (seed = 0; seed < CM_FUZZ_SEEDS; seed++) {
-		prandom_seed_state(&rnd, fz_seed(seed));
+	for (n = 0; n < CM_FUZZ_SEEDS; n++) {
+		seed = fz_seed(n);
+		prandom_seed_state(&rnd, seed);
 		offer = (struct sw_ddp_mpa_cfg){
 			.rev = MPA_REV_1 + fz_rand(&rnd, 2),
 			.crc = fz_rand(&rnd, 2),
@@ -1913,8 +1916,8 @@ static void cm_test_reply_fuzz(struct kunit *test)
 		cm_wait(test, &t->act.conn_done);
 		nconn++;
 		nok += !want;
-		KUNIT_EXPECT_EQ_MSG(test, nconn, t->act.nconn, "seed %u", fz_seed(seed));
-		KUNIT_EXPECT_EQ_MSG(test, want, t->act.status, "seed %u", fz_seed(seed));
+		KUNIT_EXPECT_EQ_MSG(test, nconn, t->act.nconn, "seed %u", seed);
+		KUNIT_EXPECT_EQ_MSG(test, want, t->act.status, "seed %u", seed);
 		if (want == -ECONNREFUSED) {
 			KUNIT_EXPECT_EQ(test, rep.pdata_len, t->act.pdata_len);
 			if (rep.pdata_len)
@@ -1929,12 +1932,12 @@ static void cm_test_reply_fuzz(struct kunit *test)
 				    sent > sizeof(*h) + be16_to_cpu(h->pd_len));
 		sock_release(conn);
 		if (test->status == KUNIT_FAILURE) {
-			kunit_info(test, "seed %u\n", fz_seed(seed));
+			kunit_info(test, "seed %u\n", seed);
 			return;
 		}
 	}
 	kunit_info(test, "%d of %d Replies accepted, %d terminated\n", nok,
-		   seed, nterm);
+		   n, nterm);
 }
 
 /* A peer that says nothing is dropped when the timeout fires. */

@@ -394,12 +394,6 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
 }
 
 /*
- * Feed @st with the bits @flip at @at flipped (none if @flip is 0), in
- * pieces of each size; the stream ends with @want after @ended FPDUs,
- * the failing one at @fpdu_at.  That one goes up to begin() unless its
- * CRC is found bad first (checked_ahead()).
- */
-/*
  * Fed in pieces of @chunk, is the FPDU at [@at, @last] checked before
  * begin() (mpa_rx_check_ahead())?  If all of what is left of it lies in
  * one piece: the one it starts in, or one that starts while its header
@@ -417,6 +411,12 @@ static bool checked_ahead(u32 at, u32 last, u32 hdr, u32 chunk)
 	return false;
 }
 
+/*
+ * Feed @st with the bits @flip at @at flipped (none if @flip is 0), in
+ * pieces of each size; the stream ends with @want after @ended FPDUs,
+ * the failing one at @fpdu_at.  That one goes up to begin() unless its
+ * CRC is found bad first (checked_ahead()).
+ */
 static void expect_upper_held(struct kunit *test, struct stream *st,
 			      const struct sink *cfg, u32 at, u8 flip,
 			      struct sw_ddp_term_err want, u32 ended,

@@ -817,13 +817,15 @@ static void sess_test_ctrl_fuzz(struct kunit *test)
 	int round, step, i, nclosed = 0, nacc = 0, ninit = 0, nreq = 0;
 	struct sess_fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	unsigned long end;
+	u32 seed;
 	bool due;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	sess_listen(test, 4);
 	for (round = 0; round < SESS_FUZZ_ROUNDS; round++) {
 		memset(f, 0, sizeof(*f));
-		prandom_seed_state(&f->rnd, fz_seed(round));
+		seed = fz_seed(round);
+		prandom_seed_state(&f->rnd, seed);
 		raw_connect(test, true);
 		for (step = 0; step < SESS_FUZZ_STEPS; step++) {
 			/* an Initiate is mostly answered before what follows */
@@ -848,13 +850,13 @@ static void sess_test_ctrl_fuzz(struct kunit *test)
 			msleep(20);
 		KUNIT_EXPECT_EQ_MSG(test, nacc, t->pas.nclosed,
 				    "seed %u: sessions accepted, ends heard",
-				    fz_seed(round));
+				    seed);
 		KUNIT_EXPECT_LE(test, t->pas.nreq, ninit);
 		for (i = 0; i < f->nacc; i++)
 			sess_drop(f->acc[i]);
 		nclosed = t->pas.nclosed;
 		kunit_info(test, "seed %u: %d Initiates, %d handed up, %d accepted\n",
-			   fz_seed(round), f->ninit, t->pas.nreq - nreq, f->nacc);
+			   seed, f->ninit, t->pas.nreq - nreq, f->nacc);
 		nreq = t->pas.nreq;
 		if (test->status == KUNIT_FAILURE)
 			return;

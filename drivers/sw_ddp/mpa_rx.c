@@ -125,6 +125,19 @@ static u32 mpa_rx_to_marker(const struct mpa_rx *rx)
 	return mpa_marker_offset(rx->marker_base, rx->seq);
 }
 
+/*
+ * Octets of a marker before the FPDU's next octet: one partly read, or
+ * one at the next octet.  FPDUs and markers both start 4-aligned from the
+ * stream's first FPDU (RFC 5044 "MPA Markers": FPDU lengths are multiples
+ * of four), so no marker splits ULPDU_Length or the CRC field.
+ */
+static u32 mpa_rx_marker_ahead(const struct mpa_rx *rx)
+{
+	if (rx->marker_have)
+		return MPA_MARKER_SIZE - rx->marker_have;
+	return mpa_rx_to_marker(rx) ? 0 : MPA_MARKER_SIZE;
+}
+
 static void mpa_rx_start_fpdu(struct mpa_rx *rx)
 {
 	rx->state = MPA_RX_HDR;
@@ -301,7 +314,7 @@ static void mpa_rx_step(struct mpa_rx *rx)
 {
 	u32 n;
 
-	if (rx->marker_have || !mpa_rx_to_marker(rx)) {
+	if (mpa_rx_marker_ahead(rx)) {
 		mpa_rx_marker(rx);
 		return;
 	}
@@ -406,19 +419,6 @@ static void mpa_rx_wait(struct mpa_rx *rx, u32 rest)
 {
 	if (rx->in->hold && rx->in->hold(rx->in, rest))
 		rx->waiting = true;
-}
-
-/*
- * Octets of a marker before the FPDU's next octet: one partly read, or
- * one at the next octet.  FPDUs and markers both start 4-aligned from the
- * stream's first FPDU (RFC 5044 "MPA Markers": FPDU lengths are multiples
- * of four), so no marker splits ULPDU_Length or the CRC field.
- */
-static u32 mpa_rx_marker_ahead(const struct mpa_rx *rx)
-{
-	if (rx->marker_have)
-		return MPA_MARKER_SIZE - rx->marker_have;
-	return mpa_rx_to_marker(rx) ? 0 : MPA_MARKER_SIZE;
 }
 
 /* Octets on the stream of the FPDU being read, markers included. */

@@ -14,17 +14,7 @@ results=$1
 kmemleak_clear
 
 # KUnit: the suites run when the test module loads.
-kunit_run() {
-	local d
-	insmod "$SW_DDP_KO" || return 1
-	insmod "$SW_DDP_KUNIT_KO" || return 1
-	mkdir -p "$results/kunit"
-	for d in /sys/kernel/debug/kunit/sw_ddp_*/; do
-		cp "$d/results" "$results/kunit/$(basename "$d").ktap" || return 1
-	done
-	ls "$results"/kunit/*.ktap && rmmod sw_ddp_kunit && rmmod sw_ddp
-}
-t "KUnit module loads and its suites run" kunit_run
+t "KUnit module loads and its suites run" kunit_load "$results/kunit"
 
 devices_tests
 verbs_tests

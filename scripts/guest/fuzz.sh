@@ -10,26 +10,16 @@ results=$1
 . "$(dirname "$0")/lib.sh"
 . "$results/fuzz.conf"
 
-round() {
-	local dir=$results/round-$1 d
-	mkdir -p "$dir"
-	echo "fuzz: round $1, seed_base $2" > /dev/kmsg
-	insmod "$SW_DDP_KO" || return 1
-	echo -n "$FUZZ_SUITES" > /sys/module/kunit/parameters/filter_glob
-	insmod "$SW_DDP_KUNIT_KO" seed_base="$2" || return 1
-	for d in /sys/kernel/debug/kunit/sw_ddp_*/; do
-		cp "$d/results" "$dir/$(basename "$d").ktap" || return 1
-	done
-	rmmod sw_ddp_kunit && rmmod sw_ddp
-}
-
 kmemleak_clear
+echo -n "$FUZZ_SUITES" > /sys/module/kunit/parameters/filter_glob
 end=$(($(date +%s) + FUZZ_MINUTES * 60))
 r=0
 while [ "$(date +%s)" -lt "$end" ]; do
 	base=$((FUZZ_BASE + r * FUZZ_STRIDE))
 	start=$(date +%s)
-	round "$r" "$base" || { echo "round $r: the modules failed"; exit 1; }
+	echo "fuzz: round $r, seed_base $base" > /dev/kmsg
+	kunit_load "$results/round-$r" seed_base="$base" ||
+		{ echo "round $r: the modules failed"; exit 1; }
 	echo "$r $base $(($(date +%s) - start))" >> "$results/rounds"
 	r=$((r + 1))
 done

@@ -226,6 +226,21 @@ klog_mark() { echo "sw_ddp-test: $*" > /dev/kmsg; }
 # klog_since MARK: what the kernel logged after klog_mark MARK.
 klog_since() { dmesg | sed -n "/sw_ddp-test: $1\$/,\$p" | tail -n +2; }
 
+# kunit_load DIR [PARAM=VALUE...]: load sw_ddp and its KUnit module
+# (with those parameters; the suites kunit.filter_glob lets through run
+# as it loads), copy each suite's KTAP into DIR, unload both.
+kunit_load() {
+	local dir=$1 d
+	shift
+	mkdir -p "$dir"
+	insmod "$SW_DDP_KO" || return 1
+	insmod "$SW_DDP_KUNIT_KO" "$@" || return 1
+	for d in /sys/kernel/debug/kunit/sw_ddp_*/; do
+		cp "$d/results" "$dir/$(basename "$d").ktap" || return 1
+	done
+	ls "$dir"/*.ktap && rmmod sw_ddp_kunit && rmmod sw_ddp
+}
+
 kmemleak_clear() {
 	[ -w /sys/kernel/debug/kmemleak ] || return 0
 	echo scan > /sys/kernel/debug/kmemleak
