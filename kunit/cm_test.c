@@ -1424,13 +1424,19 @@ static void cm_test_fin_inside_fpdu(struct kunit *test)
 /*
  * With CRCs, an FPDU that comes in two TCP segments is checked whole
  * before anything of it goes up (RFC 5044 §8): nothing while its end is
- * still to come (the window has room for it), then all of it; or, its
- * CRC spoilt, none, and the stream's MPA CRC error.  A stream that ends
- * before the rest comes was lost inside the FPDU, and places none of it.
+ * still to come, then all of it; or, its CRC spoilt, none, and the
+ * stream's MPA CRC error.  Its first part waits unread where the window
+ * has room for the rest; where the receive buffer has not (the child's
+ * shrunk after the handshake), or where the first segment ends in TCP's
+ * urgent mark (tcp_read_sock() offers nothing past it until it is read
+ * up to, so waiting would stall the stream for good), it is staged.  A
+ * stream that ends before the rest comes was lost inside the FPDU, and
+ * places none of it.
  */
 struct cm_pieces_case {
 	const char *name;
 	bool spoilt, fin, markers;
+	bool small_rcvbuf, urgent;
 };
 
 static const struct cm_pieces_case cm_pieces_cases[] = {
@@ -1439,6 +1445,11 @@ static const struct cm_pieces_case cm_pieces_cases[] = {
 	{ "FIN for the rest", false, true, false },
 	{ "markers, whole at last", false, false, true },
 	{ "markers, CRC spoilt", true, false, true },
+	{ "small buffer, whole at last", false, false, false, true },
+	{ "small buffer, CRC spoilt", true, false, false, true },
+	{ "small buffer, FIN for the rest", false, true, false, true },
+	{ "urgent mark, whole at last", false, false, false, false, true },
+	{ "urgent mark, CRC spoilt", true, false, false, false, true },
 };
 
 static void cm_pieces_desc(const struct cm_pieces_case *c, char *desc)
@@ -1448,30 +1459,35 @@ static void cm_pieces_desc(const struct cm_pieces_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(cm_pieces, cm_pieces_cases, cm_pieces_desc);
 
-#define CM_PIECES_PAYLOAD	1000
 #define CM_PIECES_FIRST		500	/* octets in the first segment */
 
+/* Payload octets: the rest outgrows a shrunk receive buffer's room */
+static int cm_pieces_payload(const struct cm_pieces_case *c)
+{
+	return c->small_rcvbuf ? 16000 : 1000;
+}
+
 /*
- * The FPDU, with CRC, of a segment of CM_PIECES_PAYLOAD, the stream's
- * first (with @markers, at 0 and 512 octets in; RFC 5044 "MPA Markers");
- * *@n its length.
+ * The FPDU, with CRC, of a segment of @payload octets, the stream's
+ * first (with @markers, at 0 and every 512 octets in; RFC 5044 "MPA
+ * Markers"); *@n its length.
  */
-static u8 *cm_pieces_fpdu(struct kunit *test, bool markers, int *n)
+static u8 *cm_pieces_fpdu(struct kunit *test, bool markers, int payload,
+			  int *n)
 {
 	const struct mpa_fpdu_cfg fc = { .crc = true, .markers = markers };
 	u8 *ulpdu, *wire;
 	int i;
 
-	ulpdu = kunit_kmalloc(test, 2 + CM_PIECES_PAYLOAD, GFP_KERNEL);
-	wire = kunit_kmalloc(test, 2 * CM_PIECES_PAYLOAD, GFP_KERNEL);
+	ulpdu = kunit_kmalloc(test, 2 + payload, GFP_KERNEL);
+	wire = kunit_kmalloc(test, 2 * payload, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
 	KUNIT_ASSERT_NOT_NULL(test, wire);
 	ulpdu[0] = 0x41;	/* sink_hdr_len(): 2 octets of header */
 	ulpdu[1] = 0x43;
-	for (i = 0; i < CM_PIECES_PAYLOAD; i++)
+	for (i = 0; i < payload; i++)
 		ulpdu[2 + i] = i * 7;
-	*n = mpa_fpdu_build(wire, 2 * CM_PIECES_PAYLOAD, ulpdu,
-			    2 + CM_PIECES_PAYLOAD, &fc);
+	*n = mpa_fpdu_build(wire, 2 * payload, ulpdu, 2 + payload, &fc);
 	KUNIT_ASSERT_GT(test, *n, CM_PIECES_FIRST);
 	return wire;
 }
@@ -1485,19 +1501,35 @@ static void cm_wait_ended(struct cm_test *t)
 		msleep(20);
 }
 
+/* The FPDU's first CM_PIECES_FIRST octets, its last one urgent if @urg */
+static void cm_pieces_first(struct kunit *test, const u8 *wire, bool urg)
+{
+	struct msghdr msg = { .msg_flags = urg ? MSG_OOB : 0 };
+	struct cm_test *t = test->priv;
+	struct kvec iov = { .iov_base = (void *)wire,
+			    .iov_len = CM_PIECES_FIRST };
+
+	KUNIT_ASSERT_EQ(test, CM_PIECES_FIRST,
+			kernel_sendmsg(t->raw, &msg, &iov, 1, iov.iov_len));
+}
+
 static void cm_test_crc_in_pieces(struct kunit *test)
 {
 	const struct cm_pieces_case *c = test->param_value;
+	int payload = cm_pieces_payload(c);
 	struct cm_test *t = test->priv;
+	struct sw_ddp_tcp_ep *ep;
 	u8 *wire;
 	int n;
 
-	wire = cm_pieces_fpdu(test, c->markers, &n);
+	wire = cm_pieces_fpdu(test, c->markers, payload, &n);
 	if (c->spoilt)
 		wire[n - 1] ^= 0x10;	/* in the CRC field */
 
-	cm_raw_rdma_framing(test, SZ_64K, true, c->markers);
-	raw_send(test, wire, CM_PIECES_FIRST);
+	ep = cm_raw_rdma_framing(test, SZ_64K, true, c->markers);
+	if (c->small_rcvbuf)
+		sock_set_rcvbuf(ep->sock->sk, 0);	/* the least */
+	cm_pieces_first(test, wire, c->urgent);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.begun));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&t->sink.placed));
@@ -1522,35 +1554,7 @@ static void cm_test_crc_in_pieces(struct kunit *test)
 		return;
 	}
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.begun));
-	KUNIT_EXPECT_EQ(test, CM_PIECES_PAYLOAD, atomic_read(&t->sink.placed));
-	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
-}
-
-/*
- * The same FPDU whose first segment ends in TCP's urgent mark, which
- * tcp_read_sock() stops at until it is read up to: waiting there for
- * the rest would stall the stream for good, so the FPDU is placed as it
- * comes (README), and the stream goes on past the mark.
- */
-static void cm_test_crc_urgent_mark(struct kunit *test)
-{
-	struct msghdr msg = { .msg_flags = MSG_OOB };
-	struct cm_test *t = test->priv;
-	struct kvec iov;
-	u8 *wire;
-	int n;
-
-	wire = cm_pieces_fpdu(test, false, &n);
-	cm_raw_rdma_framing(test, SZ_64K, true, false);
-	iov.iov_base = wire;
-	iov.iov_len = CM_PIECES_FIRST;
-	KUNIT_ASSERT_EQ(test, CM_PIECES_FIRST,
-			kernel_sendmsg(t->raw, &msg, &iov, 1, iov.iov_len));
-	msleep(100);
-	raw_send(test, wire + CM_PIECES_FIRST, n - CM_PIECES_FIRST);
-	cm_wait_ended(t);
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&t->sink.ended));
-	KUNIT_EXPECT_EQ(test, CM_PIECES_PAYLOAD, atomic_read(&t->sink.placed));
+	KUNIT_EXPECT_EQ(test, payload, atomic_read(&t->sink.placed));
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->sink.error_done));
 }
 
@@ -2318,7 +2322,6 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_close_lingers),
 	KUNIT_CASE(cm_test_fin_inside_fpdu),
 	KUNIT_CASE_PARAM(cm_test_crc_in_pieces, cm_pieces_gen_params),
-	KUNIT_CASE(cm_test_crc_urgent_mark),
 	KUNIT_CASE(cm_test_fpdu_with_fin),
 	KUNIT_CASE(cm_test_p2p_answered),
 	KUNIT_CASE(cm_test_client_server),

@@ -8,10 +8,9 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
-#include "flat_in.h"
 #include "mpa.h"
 
-#define STREAM_MAX	16384
+#define STREAM_MAX	(MPA_RX_STAGE_MAX + 4)
 #define SEGS_MAX	16
 
 struct sink {
@@ -93,6 +92,30 @@ static const struct sw_ddp_rx_ops sink_ops = {
 	.end = sink_end,
 };
 
+static void rx_exit(void *rx)
+{
+	mpa_rx_fini(rx);
+}
+
+/* A receiver, its stage freed when the test ends */
+static struct mpa_rx *rx_new(struct kunit *test)
+{
+	struct mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_exit, rx), 0);
+	return rx;
+}
+
+/* mpa_rx_init() to the sink @s, afresh */
+static void rx_init(struct kunit *test, struct mpa_rx *rx, struct sink *s,
+		    bool crc, bool markers, u32 base)
+{
+	mpa_rx_fini(rx);
+	KUNIT_ASSERT_EQ(test, mpa_rx_init(rx, &sink_ops, s, crc, markers,
+					  base), 0);
+}
+
 static void expect_err(struct kunit *test, struct sw_ddp_term_err got,
 		       struct sw_ddp_term_err want)
 {
@@ -161,10 +184,10 @@ static struct sw_ddp_term_err feed(struct kunit *test, struct mpa_rx *rx,
 {
 	bool mapped = *(const bool *)test->param_value;
 	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
-	struct flat_in f;
+	struct mpa_flat_in f;
 	u32 done = 0;
 
-	flat_in_init(&f, wire, 0, mapped);
+	mpa_flat_in_init(&f, wire, 0, mapped);
 	while (done < len && sw_ddp_term_err_ok(err)) {
 		f.in.avail = min(chunk, len - done);
 		done += f.in.avail;
@@ -179,16 +202,15 @@ static void check_roundtrip(struct kunit *test, bool crc, bool markers,
 	static const u32 chunks[] = { 1, 2, 3, 4, 7, 13, 512, 1500, 65536 };
 	struct stream *st = stream_make(test, crc, markers, base);
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+	struct mpa_rx *rx = rx_new(test);
 	struct sw_ddp_term_err err;
 	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, rx);
 	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		memset(s, 0, sizeof(*s));
 		s->begin_err = SW_DDP_TERM_OK;
-		mpa_rx_init(rx, &sink_ops, s, crc, markers, base);
+		rx_init(test, rx, s, crc, markers, base);
 		err = feed(test, rx, st->wire, st->len, chunks[i]);
 		KUNIT_EXPECT_TRUE_MSG(test, sw_ddp_term_err_ok(err),
 				      "chunk %u", chunks[i]);
@@ -226,14 +248,12 @@ static struct sw_ddp_term_err corrupt_and_feed(struct kunit *test,
 					       u8 flip, u32 chunk, u32 *ended)
 {
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+	struct mpa_rx *rx = rx_new(test);
 	struct sw_ddp_term_err err;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, rx);
 	s->begin_err = SW_DDP_TERM_OK;
-	mpa_rx_init(rx, &sink_ops, s, st->cfg.crc, st->cfg.markers,
-		    st->cfg.marker_base);
+	rx_init(test, rx, s, st->cfg.crc, st->cfg.markers, st->cfg.marker_base);
 	st->wire[at] ^= flip;
 	err = feed(test, rx, st->wire, st->len, chunk);
 	st->wire[at] ^= flip;
@@ -340,12 +360,12 @@ static void mpa_rx_short_ulpdu(struct kunit *test)
 	};
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	u8 twice[2 * sizeof(wire)];
-	struct mpa_rx rx;
+	struct mpa_rx *rx = rx_new(test);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->begin_err = DDP_ERR_UT_VERSION;
-	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
-	expect_err(test, feed(test, &rx, wire, sizeof(wire), 64),
+	rx_init(test, rx, s, false, false, 0);
+	expect_err(test, feed(test, rx, wire, sizeof(wire), 64),
 		   DDP_ERR_UT_VERSION);
 	KUNIT_EXPECT_EQ(test, s->begun, 1);
 	KUNIT_EXPECT_EQ(test, s->hdr_len[0], 4);
@@ -355,18 +375,18 @@ static void mpa_rx_short_ulpdu(struct kunit *test)
 	s->begin_err = SW_DDP_TERM_OK;
 	memcpy(twice, wire, sizeof(wire));
 	memcpy(twice + sizeof(wire), wire, sizeof(wire));
-	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
-	expect_err(test, feed(test, &rx, twice, sizeof(twice), 5),
+	rx_init(test, rx, s, false, false, 0);
+	expect_err(test, feed(test, rx, twice, sizeof(twice), 5),
 		   SW_DDP_TERM_OK);
 	KUNIT_EXPECT_EQ(test, s->begun, 2);
 	KUNIT_EXPECT_EQ(test, s->ended, 2);
 	KUNIT_EXPECT_EQ(test, s->payload_len, 0);
-	KUNIT_EXPECT_TRUE(test, mpa_rx_idle(&rx));
+	KUNIT_EXPECT_TRUE(test, mpa_rx_idle(rx));
 
 	memset(s, 0, sizeof(*s));
 	s->begin_err = SW_DDP_TERM_OK;
-	mpa_rx_init(&rx, &sink_ops, s, false, false, 0);
-	expect_err(test, feed(test, &rx, one, sizeof(one), 64),
+	rx_init(test, rx, s, false, false, 0);
+	expect_err(test, feed(test, rx, one, sizeof(one), 64),
 		   DDP_ERR_LOCAL_CATASTROPHIC);
 	KUNIT_EXPECT_EQ(test, s->begun, 0);
 }
@@ -377,15 +397,15 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	int markers;	/* lead the first FPDU; without, it may go whole */
 	struct stream *st;
-	struct mpa_rx rx;
+	struct mpa_rx *rx = rx_new(test);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	for (markers = 0; markers < 2; markers++) {
 		st = stream_make(test, true, markers, 0);
 		memset(s, 0, sizeof(*s));
 		s->begin_err = DDP_ERR_T_INVALID_STAG;
-		mpa_rx_init(&rx, &sink_ops, s, true, markers, 0);
-		expect_err(test, feed(test, &rx, st->wire, st->len, 100),
+		rx_init(test, rx, s, true, markers, 0);
+		expect_err(test, feed(test, rx, st->wire, st->len, 100),
 			   DDP_ERR_T_INVALID_STAG);
 		KUNIT_EXPECT_EQ(test, s->begun, 1);
 		KUNIT_EXPECT_EQ(test, s->ended, 0);
@@ -394,44 +414,21 @@ static void mpa_rx_upper_error_sticks(struct kunit *test)
 }
 
 /*
- * Fed in pieces of @chunk, is the FPDU at [@at, @last] checked before
- * begin() (mpa_rx_check_ahead())?  If all of what is left of it lies in
- * one piece: the one it starts in, or one that starts while its header
- * (@hdr octets, ULPDU_Length included; no marker inside) is being
- * gathered.  A marker that leads it, before @at, is in the piece that
- * holds @at unless @chunk is below 4, where no piece holds all.
- */
-static bool checked_ahead(u32 at, u32 last, u32 hdr, u32 chunk)
-{
-	u32 s;
-
-	for (s = at; s < at + hdr; s = (s / chunk + 1) * chunk)
-		if (s / chunk == last / chunk)
-			return true;
-	return false;
-}
-
-/*
  * Feed @st with the bits @flip at @at flipped (none if @flip is 0), in
- * pieces of each size; the stream ends with @want after @ended FPDUs,
- * the failing one at @fpdu_at.  That one goes up to begin() unless its
- * CRC is found bad first (checked_ahead()).
+ * pieces of each size; the stream ends with @want after @ended FPDUs.
+ * The failing one goes up to begin() unless its CRC is bad: cut
+ * anywhere, it is checked first, from where it lies or from the stage.
  */
 static void expect_upper_held(struct kunit *test, struct stream *st,
 			      const struct sink *cfg, u32 at, u8 flip,
-			      struct sw_ddp_term_err want, u32 ended,
-			      u32 fpdu_at)
+			      struct sw_ddp_term_err want, u32 ended)
 {
 	static const u32 chunks[] = { 1, 7, 16, 64, 90, STREAM_MAX };
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	u32 i, last, hdr;
-	struct mpa_rx rx;
-	bool whole;
+	struct mpa_rx *rx = rx_new(test);
+	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	last = fpdu_at + mpa_fpdu_len(mpa_fpdu_ulpdu_len((const void *)
-					(st->wire + fpdu_at))) - 1;
-	hdr = MPA_ULPDU_LEN_SIZE + DDP_UNTAGGED_HDR_LEN;
 	st->wire[at] ^= flip;
 	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		memset(s, 0, sizeof(*s));
@@ -439,14 +436,12 @@ static void expect_upper_held(struct kunit *test, struct stream *st,
 		s->payload_fails = cfg->payload_fails;
 		s->payload_err = cfg->payload_err;
 		s->fail_seg = cfg->fail_seg;
-		mpa_rx_init(&rx, &sink_ops, s, true, st->cfg.markers, 0);
-		expect_err(test, feed(test, &rx, st->wire, st->len, chunks[i]),
+		rx_init(test, rx, s, true, st->cfg.markers, 0);
+		expect_err(test, feed(test, rx, st->wire, st->len, chunks[i]),
 			   want);
 		KUNIT_EXPECT_EQ_MSG(test, s->ended, ended, "chunk %u",
 				    chunks[i]);
-		whole = checked_ahead(fpdu_at, last, hdr, chunks[i]);
-		KUNIT_EXPECT_EQ_MSG(test, s->begun,
-				    ended + !(whole && flip), "chunk %u",
+		KUNIT_EXPECT_EQ_MSG(test, s->begun, ended + !flip, "chunk %u",
 				    chunks[i]);
 	}
 	st->wire[at] ^= flip;
@@ -473,9 +468,9 @@ static void mpa_rx_crc_before_upper(struct kunit *test)
 		cfg->payload_fails = false;
 		/* the first FPDU, all header (a marker leads it): its MSN */
 		expect_upper_held(test, st, cfg, 12 + 4 * markers, 0,
-				  DDP_ERR_T_INVALID_STAG, 0, 4 * markers);
+				  DDP_ERR_T_INVALID_STAG, 0);
 		expect_upper_held(test, st, cfg, 12 + 4 * markers, 0x08,
-				  MPA_ERR_CRC, 0, 4 * markers);
+				  MPA_ERR_CRC, 0);
 		if (markers)
 			continue;
 		/* the fourth's payload fails half way; spoilt after that */
@@ -484,9 +479,9 @@ static void mpa_rx_crc_before_upper(struct kunit *test)
 		cfg->payload_err = DDP_ERR_T_BASE_BOUNDS;
 		cfg->fail_seg = 3;
 		expect_upper_held(test, st, cfg, payload3 + 400, 0,
-				  DDP_ERR_T_BASE_BOUNDS, 3, fpdu3);
+				  DDP_ERR_T_BASE_BOUNDS, 3);
 		expect_upper_held(test, st, cfg, payload3 + 400, 0x40,
-				  MPA_ERR_CRC, 3, fpdu3);
+				  MPA_ERR_CRC, 3);
 	}
 }
 
@@ -499,7 +494,7 @@ static void mpa_rx_crc_short_ulpdu(struct kunit *test)
 	struct mpa_fpdu_cfg fc = { .crc = true };
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	static const u8 ctrl = 0x41;
-	struct mpa_rx rx;
+	struct mpa_rx *rx = rx_new(test);
 	u8 wire[16];
 	int len, n;
 
@@ -509,14 +504,14 @@ static void mpa_rx_crc_short_ulpdu(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, n, 8);
 		memset(s, 0, sizeof(*s));
 		s->begin_err = SW_DDP_TERM_OK;
-		mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
-		expect_err(test, feed(test, &rx, wire, n, 3),
+		rx_init(test, rx, s, true, false, 0);
+		expect_err(test, feed(test, rx, wire, n, 3),
 			   DDP_ERR_LOCAL_CATASTROPHIC);
 		KUNIT_EXPECT_EQ(test, s->begun, 0);
 
 		wire[n - 1] ^= 0x20;
-		mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
-		expect_err(test, feed(test, &rx, wire, n, 3), MPA_ERR_CRC);
+		rx_init(test, rx, s, true, false, 0);
+		expect_err(test, feed(test, rx, wire, n, 3), MPA_ERR_CRC);
 		KUNIT_EXPECT_EQ(test, s->begun, 0);
 	}
 }
@@ -526,7 +521,7 @@ static void mpa_rx_crc_short_ulpdu(struct kunit *test)
  * peek() and crc() reach (ahead()), and hold() as @can_hold says.
  */
 struct queued_in {
-	struct flat_in f;
+	struct mpa_flat_in f;
 	u32 queued;
 	bool can_hold;
 };
@@ -541,15 +536,26 @@ static bool queued_hold(struct mpa_rx_in *in, u32 rest)
 	return container_of(in, struct queued_in, f.in)->can_hold;
 }
 
+/* How the input of feed_queued() lets an FPDU's rest be seen first */
+enum queued_mode {
+	QUEUED_AHEAD,	/* all of the stream has been received */
+	QUEUED_HOLD,	/* only the input, which may be given back */
+	QUEUED_STAGE,	/* only the input, which must be consumed */
+	QUEUED_MODES
+};
+
+static const char *const queued_mode_name[] = { "ahead", "hold", "stage" };
+
 /*
  * Feed @len octets as a socket hands them over, @chunk more arriving at
- * a time: each input is all that has arrived and was not consumed.
- * With @ahead all of the stream counts as received, what lies past the
- * input queued after it; without, nothing does, and mpa_rx may hold.
+ * a time: each input is all that has arrived and was not consumed,
+ * and, in @mode QUEUED_AHEAD, what lies past it counts as queued after
+ * it.
  */
 static struct sw_ddp_term_err feed_queued(struct kunit *test,
 					  struct mpa_rx *rx, const u8 *wire,
-					  u32 len, u32 chunk, bool ahead)
+					  u32 len, u32 chunk,
+					  enum queued_mode mode)
 {
 	bool mapped = *(const bool *)test->param_value;
 	struct sw_ddp_term_err err = SW_DDP_TERM_OK;
@@ -560,13 +566,15 @@ static struct sw_ddp_term_err feed_queued(struct kunit *test,
 		if (got == len)
 			break;	/* held with all of it in: never whole */
 		got = min(len, got + chunk);
-		flat_in_init(&q.f, wire + done, got - done, mapped);
+		mpa_flat_in_init(&q.f, wire + done, got - done, mapped);
 		q.f.in.ahead = queued_ahead;
 		q.f.in.hold = queued_hold;
-		q.queued = ahead ? len - got : 0;
-		q.can_hold = !ahead;
+		q.queued = mode == QUEUED_AHEAD ? len - got : 0;
+		q.can_hold = mode == QUEUED_HOLD;
 		err = mpa_rx_feed(rx, &q.f.in);
 		done = got - q.f.in.avail;
+		if (mode == QUEUED_STAGE && sw_ddp_term_err_ok(err))
+			KUNIT_EXPECT_EQ(test, q.f.in.avail, 0);
 	}
 	return err;
 }
@@ -577,59 +585,141 @@ static struct sw_ddp_term_err feed_queued(struct kunit *test,
  */
 static void expect_spoilt_first(struct kunit *test, struct mpa_rx *rx,
 				struct sink *s, struct stream *st, u32 k,
-				u32 chunk, bool ahead)
+				u32 chunk, enum queued_mode mode)
 {
 	u8 *crc_end = st->wire + st->end[k] - 1;
 
 	*crc_end ^= 0x04;
 	memset(s, 0, sizeof(*s));
 	s->begin_err = SW_DDP_TERM_OK;
-	mpa_rx_init(rx, &sink_ops, s, true, st->cfg.markers, 0);
+	rx_init(test, rx, s, true, st->cfg.markers, 0);
 	expect_err(test, feed_queued(test, rx, st->wire, st->len, chunk,
-				     ahead), MPA_ERR_CRC);
-	KUNIT_EXPECT_EQ_MSG(test, s->begun, k, "chunk %u ahead %d markers %d",
-			    chunk, ahead, st->cfg.markers);
+				     mode), MPA_ERR_CRC);
+	KUNIT_EXPECT_EQ_MSG(test, s->begun, k, "chunk %u %s markers %d",
+			    chunk, queued_mode_name[mode], st->cfg.markers);
 	KUNIT_EXPECT_EQ(test, s->ended, k);
 	*crc_end ^= 0x04;
 }
 
 /*
- * RFC 5044 §8 with CRCs: where the LLP can look past its input, or wait
- * for an FPDU's rest, no FPDU goes up before its CRC is checked, however
- * the stream is cut and wherever its markers fall: one spoilt anywhere
- * (here in its CRC field) stops the stream before anything of it
- * reaches begin(), and a good stream comes through whole.
+ * RFC 5044 §8 with CRCs: whether the LLP can look past its input, wait
+ * for an FPDU's rest or neither (the stage), no FPDU goes up before its
+ * CRC is checked, however the stream is cut and wherever its markers
+ * fall: one spoilt anywhere (here in its CRC field) stops the stream
+ * before anything of it reaches begin(), and a good stream comes
+ * through whole.
  */
 static void mpa_rx_crc_whole_first(struct kunit *test)
 {
 	static const u32 chunks[] = { 1, 3, 7, 16, 64, 600 };
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx *rx = rx_new(test);
+	enum queued_mode mode;
 	struct stream *st;
-	struct mpa_rx rx;
 	u32 i, k, chunk;
 	int markers;
-	bool ahead;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	for (markers = 0; markers < 2; markers++) {
 		st = stream_make(test, true, markers, 0);
-		for (i = 0; i < 2 * ARRAY_SIZE(chunks); i++) {
-			chunk = chunks[i / 2];
-			ahead = i % 2;
+		for (i = 0; i < QUEUED_MODES * ARRAY_SIZE(chunks); i++) {
+			chunk = chunks[i / QUEUED_MODES];
+			mode = i % QUEUED_MODES;
 			memset(s, 0, sizeof(*s));
 			s->begin_err = SW_DDP_TERM_OK;
-			mpa_rx_init(&rx, &sink_ops, s, true, markers, 0);
-			expect_err(test, feed_queued(test, &rx, st->wire,
-						     st->len, chunk, ahead),
+			rx_init(test, rx, s, true, markers, 0);
+			expect_err(test, feed_queued(test, rx, st->wire,
+						     st->len, chunk, mode),
 				   SW_DDP_TERM_OK);
 			KUNIT_EXPECT_EQ(test, s->ended, st->nfpdu);
 			KUNIT_EXPECT_EQ(test, s->payload_len, st->payload_len);
 			KUNIT_EXPECT_MEMEQ(test, s->payload, st->payload,
 					   st->payload_len);
-			KUNIT_EXPECT_TRUE(test, mpa_rx_idle(&rx));
+			KUNIT_EXPECT_TRUE(test, mpa_rx_idle(rx));
 			for (k = 0; k < st->nfpdu; k++)
-				expect_spoilt_first(test, &rx, s, st, k, chunk,
-						    ahead);
+				expect_spoilt_first(test, rx, s, st, k, chunk,
+						    mode);
+		}
+	}
+}
+
+/*
+ * Long FPDUs staged as they come in pieces of an MSS: each arrives
+ * whole, or, its last octet spoilt, not at all, and while it comes the
+ * stream is not at an FPDU boundary (a close there is a lost
+ * connection).  The longest there is, ULPDU_Length 65535, with markers
+ * (one at its first octet) fills the stage: 130 markers, the last one
+ * too far from the FPDU's start for FPDUPTR's 16 bits, so that good, it
+ * is placed up to that marker and fails there.  RFC 5044 keeps FPDUs
+ * within the EMSS (at most 65495 octets over IPv4), where every FPDUPTR
+ * fits: one of 65480 octets, 128 markers included, goes through whole.
+ */
+struct stage_case {
+	u16 ulpdu_len;
+	bool markers;
+	struct sw_ddp_term_err good;	/* how it ends unspoilt */
+};
+
+static void mpa_rx_stage_long(struct kunit *test)
+{
+	const struct stage_case cases[] = {
+		{ U16_MAX, false, SW_DDP_TERM_OK },
+		{ U16_MAX, true, MPA_ERR_MARKER },
+		{ 64960, true, SW_DDP_TERM_OK },
+	};
+	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mpa_rx *rx = rx_new(test);
+	const u32 chunk = 1460;
+	const struct stage_case *c;
+	struct sw_ddp_term_err err;
+	struct stream *st;
+	int i, spoilt;
+	u32 plen;
+	bool ok;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = &cases[i];
+		plen = c->ulpdu_len - DDP_UNTAGGED_HDR_LEN;
+		memset(st, 0, sizeof(*st));
+		st->cfg = (struct mpa_fpdu_cfg){
+			.crc = true, .markers = c->markers,
+		};
+		stream_add(test, st, plen, true);
+		KUNIT_ASSERT_EQ(test, st->len,
+				mpa_fpdu_wire_len(&st->cfg, c->ulpdu_len));
+		KUNIT_ASSERT_LE(test, st->len, MPA_RX_STAGE_MAX);
+		KUNIT_ASSERT_TRUE(test, c->ulpdu_len == U16_MAX ||
+				  st->len == 65480);
+		for (spoilt = 0; spoilt < 2; spoilt++) {
+			err = spoilt ? MPA_ERR_CRC : c->good;
+			ok = sw_ddp_term_err_ok(err);
+			st->wire[st->len - 1] ^= spoilt;
+			memset(s, 0, sizeof(*s));
+			s->begin_err = SW_DDP_TERM_OK;
+			rx_init(test, rx, s, true, c->markers, 0);
+			expect_err(test, feed_queued(test, rx, st->wire,
+						     st->len - 1, chunk,
+						     QUEUED_STAGE),
+				   SW_DDP_TERM_OK);
+			KUNIT_EXPECT_EQ(test, s->begun, 0);
+			KUNIT_EXPECT_FALSE(test, mpa_rx_idle(rx));
+			expect_err(test,
+				   feed_queued(test, rx,
+					       st->wire + st->len - 1, 1,
+					       chunk, QUEUED_STAGE), err);
+			KUNIT_EXPECT_EQ_MSG(test, s->begun, !spoilt,
+					    "case %d spoilt %d", i, spoilt);
+			KUNIT_EXPECT_EQ(test, s->ended, ok);
+			KUNIT_EXPECT_EQ(test, s->payload_len == plen, ok);
+			if (!spoilt)
+				KUNIT_EXPECT_MEMEQ(test, s->payload,
+						   st->payload,
+						   s->payload_len);
+			KUNIT_EXPECT_TRUE(test, !ok || mpa_rx_idle(rx));
+			st->wire[st->len - 1] ^= spoilt;
 		}
 	}
 }
@@ -640,17 +730,17 @@ static void mpa_rx_truncated(struct kunit *test)
 	struct stream *st = stream_make(test, true, false, 0);
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	static const u32 chunks[] = { 9, STREAM_MAX };
-	struct mpa_rx rx;
+	struct mpa_rx *rx = rx_new(test);
 	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->begin_err = SW_DDP_TERM_OK;
 	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
 		s->ended = 0;
-		mpa_rx_init(&rx, &sink_ops, s, true, false, 0);
-		expect_err(test, feed(test, &rx, st->wire, st->len - 5,
+		rx_init(test, rx, s, true, false, 0);
+		expect_err(test, feed(test, rx, st->wire, st->len - 5,
 				      chunks[i]), SW_DDP_TERM_OK);
-		KUNIT_EXPECT_FALSE(test, mpa_rx_idle(&rx));
+		KUNIT_EXPECT_FALSE(test, mpa_rx_idle(rx));
 		KUNIT_EXPECT_EQ(test, s->ended, 7);
 	}
 }
@@ -671,6 +761,7 @@ static struct kunit_case mpa_rx_test_cases[] = {
 	KUNIT_CASE_PARAM(mpa_rx_crc_before_upper, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_crc_short_ulpdu, input_gen_params),
 	KUNIT_CASE_PARAM(mpa_rx_crc_whole_first, input_gen_params),
+	KUNIT_CASE_PARAM(mpa_rx_stage_long, input_gen_params),
 	{}
 };
 

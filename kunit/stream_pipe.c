@@ -6,7 +6,6 @@
 #include <linux/highmem.h>
 #include <linux/slab.h>
 
-#include "flat_in.h"
 #include "queue_fixture.h"
 #include "rdmap.h"
 #include "stream_pipe.h"
@@ -31,11 +30,11 @@ struct sw_ddp_term_err sp_feed(struct pipe_end *e, const u8 *p, u32 len,
 {
 	struct pipe_end *to = e->peer;
 	struct sw_ddp_term_err err;
-	struct flat_in f;
+	struct mpa_flat_in f;
 
 	if (to->rx_dead || !len)
 		return SW_DDP_TERM_OK;
-	flat_in_init(&f, p, len, mapped);
+	mpa_flat_in_init(&f, p, len, mapped);
 	err = mpa_rx_feed(&to->rx, &f.in);
 	if (!sw_ddp_term_err_ok(err)) {
 		to->rx_dead = true;
@@ -221,7 +220,8 @@ static void stream_connect(struct kunit *test, struct stream_fx *sf, int i,
 					  8), 0);
 	e->stream = sw_ddp_stream_create(qp, &e->llp, reads, reads);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(e->stream));
-	mpa_rx_init(&e->rx, &sw_ddp_stream_rx_ops, e->stream, crc, markers, 0);
+	KUNIT_ASSERT_EQ(test, mpa_rx_init(&e->rx, &sw_ddp_stream_rx_ops,
+					  e->stream, crc, markers, 0), 0);
 	qp->llp = &e->llp;
 	sw_ddp_stream_attach(e->stream);
 	KUNIT_ASSERT_EQ(test, qf_modify_state(e->qp, IB_QPS_RTS), 0);
@@ -250,6 +250,7 @@ void sp_exit(struct kunit *test)
 			ib_destroy_qp(e->qp);
 		}
 		mpa_tx_fini(&e->tx);
+		mpa_rx_fini(&e->rx);
 	}
 	if (sf && sf->srq)
 		ib_destroy_srq(sf->srq);

@@ -336,15 +336,17 @@ static void stream_error_stops_placement(struct kunit *test)
 }
 
 /*
- * The QP goes to ERROR while a segment is half placed (TCP delivers a
+ * The QP goes to ERROR while a segment is half received (TCP delivers a
  * segment in as many pieces as it likes): its receive is flushed, and
- * the rest of the segment lands nowhere.
+ * the rest of the segment lands nowhere.  Without CRCs its first part
+ * was placed as it came; with them (this suite's framing) it was staged
+ * for its CRC, and none of it lands.
  */
 static void stream_error_mid_segment(struct kunit *test)
 {
 	struct stream_fx *sf = sp_fx(test);
-	u32 len = 1000, placed = 100 - MPA_ULPDU_LEN_SIZE -
-				 DDP_UNTAGGED_HDR_LEN;
+	u32 len = 1000, placed = sf->end[1].crc ? 0 :
+				 100 - MPA_ULPDU_LEN_SIZE - DDP_UNTAGGED_HDR_LEN;
 	struct ib_wc wc;
 
 	qf_fill(sf->buf[0], len, 5);
@@ -1910,7 +1912,7 @@ static struct kunit_suite stream_srq_suite = {
  * and nothing lands.  Without, the header's checks are all there is.
  * Each FPDU goes in one piece, mapped (framed where it lies) or to be
  * read (its CRC summed ahead), or in two to be read, cut inside its
- * payload (framed octet by octet).
+ * payload (staged until whole, then framed).
  */
 struct crc_case {
 	const char *name;
@@ -2059,13 +2061,11 @@ static void stream_crc_write_to(struct kunit *test)
 
 /*
  * Its TO spoilt to 64 octets further on, still inside the MR: DDP's
- * checks pass, and only the CRC can tell.  With CRCs, an FPDU that
- * arrives whole, mapped or not, is checked before any of it is placed;
- * one that comes in two pieces, from an input that can neither look
- * past itself nor wait for the rest (the pipe's; the TCP LLP's can:
- * sw_ddp_cm's crc_in_pieces), has its payload placed as it comes, and
- * fails the stream all the same.  Without CRCs it lands where its
- * header says.
+ * checks pass, and only the CRC can tell.  With CRCs, an FPDU is checked
+ * before any of it is placed: one that arrives whole, mapped or not,
+ * where it lies; one that comes in two pieces, from an input that can
+ * neither look past itself nor wait for the rest (the pipe's), from the
+ * stage it is copied to.  Without CRCs it lands where its header says.
  */
 static void stream_crc_write_to_inside(struct kunit *test)
 {
@@ -2079,8 +2079,7 @@ static void stream_crc_write_to_inside(struct kunit *test)
 	crc_write_post(test, sf, offsetof(struct ddp_tagged_hdr, to) + 7, 0x40);
 	if (c->crc) {
 		expect_failed_with(test, sf, MPA_ERR_CRC);
-		if (!c->split)
-			KUNIT_EXPECT_TRUE(test, !memchr_inv(sf->buf[1], 0, 256));
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(sf->buf[1], 0, 256));
 		return;
 	}
 	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));

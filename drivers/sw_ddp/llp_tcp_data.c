@@ -350,9 +350,9 @@ struct tcp_data_in {
  * our reading: if the window TCP advertised has room for them (TCP does
  * not take back what it advertised, unless net.ipv4.tcp_shrink_window
  * lets it when memory runs short) and so has the receive buffer now.
- * Else it is placed as it arrives.  Once the peer's FIN is in nothing
- * more comes, and none of it is placed: the close finds the stream cut
- * short.
+ * Else mpa_rx copies it aside (its stage) as it arrives.  Once the
+ * peer's FIN is in nothing more comes, and none of it is placed: the
+ * close finds the stream cut short.
  */
 static bool tcp_data_hold(struct mpa_rx_in *in, u32 rest)
 {
@@ -384,7 +384,7 @@ static int tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 	/*
 	 * Not an input cut at an urgent mark: tcp_read_sock() offers no
 	 * more until we read up to the mark, so the FPDU would never be
-	 * whole in it (tcp_data_urg_clear()).
+	 * whole in it (tcp_data_urg_clear()); mpa_rx stages it instead.
 	 */
 	if (in.skb.in.ahead)
 		in.skb.in.hold = tcp_data_hold;
@@ -492,12 +492,12 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 	INIT_WORK(&d->rest_work, tcp_data_rest_work);
 	err = mpa_tx_init(&d->tx, c->crc, c->tx_markers, c->tx_marker_base,
 			  U16_MAX, max_payload_bv);
-	if (err) {
-		kfree(d);
-		return err;
-	}
-	mpa_rx_init(&d->rx, ops, upper, c->crc, c->rx_markers,
-		    c->rx_marker_base);
+	if (err)
+		goto free;
+	err = mpa_rx_init(&d->rx, ops, upper, c->crc, c->rx_markers,
+			  c->rx_marker_base);
+	if (err)
+		goto tx_fini;
 	/* d set up before rx_sync sees it; pairs with its acquire */
 	smp_store_release(&ep->data, d);
 
@@ -507,6 +507,12 @@ int sw_ddp_tcp_data_start(struct sw_ddp_tcp_ep *ep,
 	tcp_data_read(d, sk);
 	release_sock(sk);
 	return 0;
+
+tx_fini:
+	mpa_tx_fini(&d->tx);
+free:
+	kfree(d);
+	return err;
 }
 
 static bool tcp_data_rest_done(struct sw_ddp_tcp_data *d)
@@ -650,6 +656,7 @@ void sw_ddp_tcp_data_free(struct sw_ddp_tcp_ep *ep)
 	ep->data = NULL;
 	cancel_work_sync(&d->rest_work);
 	mpa_tx_fini(&d->tx);
+	mpa_rx_fini(&d->rx);
 	kfree(d);
 }
 

@@ -8,6 +8,7 @@
 #define SW_DDP_MPA_H
 
 #include <linux/bvec.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 #include <sw_ddp/mpa.h>
 #include <sw_ddp/rdmap.h>
@@ -70,7 +71,8 @@ struct sw_ddp_term_err mpa_rr_validate(const u8 *frame, u32 len, bool reply,
  * With CRCs, an FPDU wholly received is then checked before anything of
  * it goes up.  hold() says whether an FPDU whose last @rest octets are
  * still to come may be left unread, the input given back unconsumed,
- * until they are here.
+ * until they are here; without it, or if it says no, mpa_rx copies the
+ * FPDU aside until it is whole (its stage).
  */
 struct mpa_rx_in {
 	int (*read)(struct mpa_rx_in *in, void *dst, u32 len);
@@ -82,6 +84,22 @@ struct mpa_rx_in {
 	bool (*hold)(struct mpa_rx_in *in, u32 rest);
 	u32 avail;
 };
+
+/* Octets in memory as an mpa_rx input: the stage, and KUnit's streams. */
+struct mpa_flat_in {
+	struct mpa_rx_in in;
+	const u8 *pos;
+};
+
+void mpa_flat_in_init(struct mpa_flat_in *f, const u8 *pos, u32 len,
+		      bool mapped);
+
+/* The longest FPDU: ULPDU_Length, 65535 octets of ULPDU, PAD, CRC */
+#define MPA_FPDU_MAX	(MPA_FPDU_OVERHEAD + U16_MAX + MPA_ALIGN - 1)
+/* ... and on the stream with markers, a marker per 508 octets and one more */
+#define MPA_RX_STAGE_MAX \
+	(MPA_FPDU_MAX + MPA_MARKER_SIZE * \
+	 (MPA_FPDU_MAX / (MPA_MARKER_INTERVAL - MPA_MARKER_SIZE) + 2))
 
 /* The longest header the layer above may ask for (DDP + RDMAP Read Request) */
 #define MPA_RX_HDR_MAX	48
@@ -117,6 +135,9 @@ struct mpa_rx {
 	u32 crc_acc;
 	bool crc_good;			/* this FPDU's, checked ahead */
 	bool waiting;			/* for the rest of it (hold()) */
+	u8 *stage;			/* with CRCs: MPA_RX_STAGE_MAX octets */
+	u32 stage_len, stage_have;	/* the FPDU's rest, what is in */
+	bool staged;			/* framing from the stage */
 	u32 marker_have;
 	struct mpa_marker marker;
 	u8 hdr[MPA_ULPDU_LEN_SIZE + MPA_RX_HDR_MAX];
@@ -159,8 +180,9 @@ void mpa_tx_fini(struct mpa_tx *tx);
 int mpa_tx_frame(struct mpa_tx *tx, const void *hdr, u32 hdr_len,
 		 const struct bio_vec *payload, unsigned int nr_bv, u32 len);
 
-void mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
-		 void *upper, bool crc, bool markers, u32 seq);
+int mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
+		void *upper, bool crc, bool markers, u32 seq);
+void mpa_rx_fini(struct mpa_rx *rx);
 struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in);
 bool mpa_rx_idle(const struct mpa_rx *rx);
 

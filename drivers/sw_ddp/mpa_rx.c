@@ -12,21 +12,22 @@
  * piece, the common case, is framed where it lies instead
  * (mpa_rx_whole()).
  *
- * With CRCs, an FPDU's CRC comes before anything the layer above found
- * wrong in it (RFC 5044 §8: an FPDU is verified before its ULPDU is
- * passed on): the layer above checks the header as it arrives, so that
- * payload can be placed on the fly, but an error it reports is held
- * until the CRC at the FPDU's end is known good (mpa_rx_hold()).  One
- * corrupted in flight past TCP's checksum thus ends the stream with an
- * MPA CRC error, whatever its header then seemed to say.  An FPDU that
- * has been received whole is checked before any of it goes up
- * (mpa_rx_whole(), mpa_rx_check_ahead()); one still arriving is left
- * unread until it is whole, where the LLP can wait for it (for TCP,
- * where its window lets the rest in).  One that the LLP cannot wait for
- * has its payload placed before its CRC is known, as in siw (README).
+ * With CRCs, nothing of an FPDU goes up before its CRC is known good
+ * (RFC 5044 §8: an FPDU is verified before its ULPDU is passed on), so
+ * one corrupted in flight past TCP's checksum ends the stream with an
+ * MPA CRC error, whatever its header seemed to say, and places nothing.
+ * An FPDU received whole is checked first where it lies (mpa_rx_whole(),
+ * mpa_rx_check_ahead()); one still arriving is left unread until it is
+ * whole where the LLP can wait for it (for TCP, where its window lets
+ * the rest in), and is otherwise copied aside as it comes (the stage,
+ * mpa_rx_stage()), to be framed from there once whole.  Should a check
+ * ahead find no verdict (an input that cannot look), the FPDU is framed
+ * as it comes, and an error the layer above reports is held until the
+ * CRC at its end is known good (mpa_rx_hold()).
  */
 #include <linux/crc32c.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <kunit/visibility.h>
 
 #include "mpa.h"
@@ -116,6 +117,65 @@ static int mpa_rx_src_whole(struct sw_ddp_rx_src *src, void *dst,
 	rx->pulled += len;
 	return 0;
 }
+
+static int mpa_flat_read(struct mpa_rx_in *in, void *dst, u32 len)
+{
+	struct mpa_flat_in *f = container_of(in, struct mpa_flat_in, in);
+
+	memcpy(dst, f->pos, len);
+	f->pos += len;
+	return 0;
+}
+
+static u32 mpa_flat_mapped(struct mpa_rx_in *in, const u8 **p)
+{
+	*p = container_of(in, struct mpa_flat_in, in)->pos;
+	return in->avail;
+}
+
+static void mpa_flat_skip(struct mpa_rx_in *in, u32 len)
+{
+	container_of(in, struct mpa_flat_in, in)->pos += len;
+}
+
+static int mpa_flat_peek(struct mpa_rx_in *in, u32 off, void *dst, u32 len)
+{
+	memcpy(dst, container_of(in, struct mpa_flat_in, in)->pos + off, len);
+	return 0;
+}
+
+static int mpa_flat_crc(struct mpa_rx_in *in, u32 len, u32 *crc)
+{
+	*crc = crc32c(*crc, container_of(in, struct mpa_flat_in, in)->pos, len);
+	return 0;
+}
+
+/**
+ * mpa_flat_in_init() - octets in memory as an mpa_rx input
+ * @f: the input
+ * @pos: the octets
+ * @len: how many
+ * @mapped: offer mapped() and skip() too, so that FPDUs wholly inside are
+ *	    framed in place; peek() and crc() are always there
+ */
+void mpa_flat_in_init(struct mpa_flat_in *f, const u8 *pos, u32 len,
+		      bool mapped)
+{
+	*f = (struct mpa_flat_in){
+		.in = {
+			.read = mpa_flat_read,
+			.peek = mpa_flat_peek,
+			.crc = mpa_flat_crc,
+			.avail = len,
+		},
+		.pos = pos,
+	};
+	if (mapped) {
+		f->in.mapped = mpa_flat_mapped;
+		f->in.skip = mpa_flat_skip;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mpa_flat_in_init);
 
 /* Octets until the next marker position, or U32_MAX without markers. */
 static u32 mpa_rx_to_marker(const struct mpa_rx *rx)
@@ -434,6 +494,22 @@ static u32 mpa_rx_fpdu_span(const struct mpa_rx *rx, u16 ulpdu_len)
 }
 
 /*
+ * The FPDU's last @wire octets are still to come and the input cannot
+ * wait for them: copy them aside as they arrive (mpa_rx_stage()).  They
+ * fit: an FPDU is at most MPA_FPDU_MAX octets and its markers.  The
+ * stage's own input holds all of an FPDU's rest, so it never stages.
+ */
+static void mpa_rx_stage_start(struct mpa_rx *rx, u32 wire)
+{
+	if (!rx->stage || wire > MPA_RX_STAGE_MAX || rx->staged) {
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	rx->stage_len = wire;
+	rx->stage_have = 0;
+}
+
+/*
  * With CRCs, while an FPDU's header is being gathered (nothing of it
  * has gone up yet), check its CRC ahead if the rest of it has been
  * received: in the input, in whatever pieces (mpa_rx_whole() takes those
@@ -442,6 +518,7 @@ static u32 mpa_rx_fpdu_span(const struct mpa_rx *rx, u16 ulpdu_len)
  * summing again (its markers are still checked as they are read).  If
  * the rest is still to come and the input can wait for it (hold()),
  * nothing more is read (rx->waiting): the next input starts here again.
+ * If it cannot, the rest is staged.
  */
 static void mpa_rx_check_ahead(struct mpa_rx *rx)
 {
@@ -471,6 +548,8 @@ static void mpa_rx_check_ahead(struct mpa_rx *rx)
 	have = mpa_rx_received(in, wire);
 	if (have < wire) {
 		mpa_rx_wait(rx, wire - have);
+		if (!rx->waiting)
+			mpa_rx_stage_start(rx, wire);
 		return;
 	}
 	/* RFC 5044 "CRC Calculation": markers count, the CRC field not */
@@ -493,11 +572,21 @@ static void mpa_rx_check_ahead(struct mpa_rx *rx)
  * @markers: this side asked for markers (M bit of our frame)
  * @seq: sequence number of the first FPDU octet to arrive; markers, when
  *	 on, lie at @seq + n * 512 (RFC 5044 "MPA Markers")
+ *
+ * May sleep: with CRCs, the stage is allocated here, so that reception,
+ * in softirq, never waits for memory or goes without.
+ *
+ * Return: 0, or -ENOMEM (@rx then needs no mpa_rx_fini()).
  */
-void mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
-		 void *upper, bool crc, bool markers, u32 seq)
+int mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
+		void *upper, bool crc, bool markers, u32 seq)
 {
 	memset(rx, 0, sizeof(*rx));
+	if (crc) {
+		rx->stage = kvmalloc(MPA_RX_STAGE_MAX, GFP_KERNEL);
+		if (!rx->stage)
+			return -ENOMEM;
+	}
 	rx->ops = ops;
 	rx->upper = upper;
 	rx->crc = crc;
@@ -508,8 +597,82 @@ void mpa_rx_init(struct mpa_rx *rx, const struct sw_ddp_rx_ops *ops,
 	rx->whole_src.copy = mpa_rx_src_whole;
 	rx->err = SW_DDP_TERM_OK;
 	mpa_rx_start_fpdu(rx);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mpa_rx_init);
+
+/* Free what mpa_rx_init() allocated; once more does nothing. */
+void mpa_rx_fini(struct mpa_rx *rx)
+{
+	kvfree(rx->stage);
+	rx->stage = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(mpa_rx_fini);
+
+static void mpa_rx_run(struct mpa_rx *rx, struct mpa_rx_in *in);
+
+/*
+ * The rest of an FPDU the input could not wait for (mpa_rx_stage_start()),
+ * copied aside as it arrives, unseen; all of it in, it is framed from
+ * there as from any input, its CRC checked ahead, before anything of it
+ * goes up.  Nothing of it counts as read until then: the stream's place
+ * (rx->seq, rx->fpdu_off) and its markers are where the stage starts.
+ */
+static void mpa_rx_stage(struct mpa_rx *rx)
+{
+	struct mpa_rx_in *in = rx->in;
+	u32 n = min(in->avail, rx->stage_len - rx->stage_have);
+	struct mpa_flat_in staged;
+
+	if (in->read(in, rx->stage + rx->stage_have, n)) {
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+		return;
+	}
+	in->avail -= n;
+	rx->stage_have += n;
+	if (rx->stage_have < rx->stage_len)
+		return;
+
+	mpa_flat_in_init(&staged, rx->stage, rx->stage_len, true);
+	rx->stage_len = 0;
+	rx->staged = true;
+	mpa_rx_run(rx, &staged.in);
+	rx->staged = false;
+	rx->in = in;
+	/* it held the FPDU's rest, no more: framed, it ends there */
+	if (!mpa_rx_failed(rx) && (staged.in.avail || !mpa_rx_idle(rx)))
+		rx->err = MPA_ERR_LOCAL_CATASTROPHIC;
+}
+
+static void mpa_rx_run(struct mpa_rx *rx, struct mpa_rx_in *in)
+{
+	bool fresh = true;	/* nothing of this input read yet */
+
+	rx->in = in;
+	rx->waiting = false;
+	for (; in->avail && !mpa_rx_failed(rx); fresh = false) {
+		if (rx->stage_len) {
+			mpa_rx_stage(rx);
+			continue;
+		}
+		if (mpa_rx_idle(rx) && in->mapped && mpa_rx_whole(rx))
+			continue;
+		/*
+		 * What a check ahead finds changes only with a new input or
+		 * a new FPDU: reading the header shortens what is left of
+		 * both the FPDU and the input alike.
+		 */
+		if (rx->crc && rx->state == MPA_RX_HDR && !rx->crc_good &&
+		    (fresh || !rx->fpdu_off)) {
+			mpa_rx_check_ahead(rx);
+			if (mpa_rx_failed(rx) || rx->waiting)
+				break;
+			if (rx->stage_len)
+				continue;
+		}
+		mpa_rx_step(rx);
+	}
+}
 
 /**
  * mpa_rx_feed() - consume arriving stream octets
@@ -523,38 +686,20 @@ EXPORT_SYMBOL_IF_KUNIT(mpa_rx_init);
  */
 struct sw_ddp_term_err mpa_rx_feed(struct mpa_rx *rx, struct mpa_rx_in *in)
 {
-	bool fresh = true;	/* nothing of this input read yet */
-
-	rx->in = in;
-	rx->waiting = false;
-	for (; in->avail && !mpa_rx_failed(rx); fresh = false) {
-		if (mpa_rx_idle(rx) && in->mapped && mpa_rx_whole(rx))
-			continue;
-		/*
-		 * What a check ahead finds changes only with a new input or
-		 * a new FPDU: reading the header shortens what is left of
-		 * both the FPDU and the input alike.
-		 */
-		if (rx->crc && rx->state == MPA_RX_HDR && !rx->crc_good &&
-		    (fresh || !rx->fpdu_off)) {
-			mpa_rx_check_ahead(rx);
-			if (mpa_rx_failed(rx) || rx->waiting)
-				break;
-		}
-		mpa_rx_step(rx);
-	}
+	mpa_rx_run(rx, in);
 	rx->in = NULL;
 	return rx->err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mpa_rx_feed);
 
 /*
- * At an FPDU boundary, nothing of the next one read or left waiting:
- * where an FPDU may be framed whole, and, at the end of the stream, none
- * was cut short (RFC 5044 "Connection lost").
+ * At an FPDU boundary, nothing of the next one read, left waiting or
+ * staged: where an FPDU may be framed whole, and, at the end of the
+ * stream, none was cut short (RFC 5044 "Connection lost").
  */
 bool mpa_rx_idle(const struct mpa_rx *rx)
 {
-	return rx->state == MPA_RX_HDR && !rx->fpdu_off && !rx->waiting;
+	return rx->state == MPA_RX_HDR && !rx->fpdu_off && !rx->waiting &&
+	       !rx->stage_len;
 }
 EXPORT_SYMBOL_IF_KUNIT(mpa_rx_idle);
