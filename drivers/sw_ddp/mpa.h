@@ -96,7 +96,7 @@ void mpa_flat_in_init(struct mpa_flat_in *f, const u8 *pos, u32 len,
 
 /* The longest FPDU: ULPDU_Length, 65535 octets of ULPDU, PAD, CRC */
 #define MPA_FPDU_MAX	(MPA_FPDU_OVERHEAD + U16_MAX + MPA_ALIGN - 1)
-/* ... and on the stream with markers, a marker per 508 octets and one more */
+/* ... and its markers on the stream: one per 508 of its octets, two more */
 #define MPA_RX_STAGE_MAX \
 	(MPA_FPDU_MAX + MPA_MARKER_SIZE * \
 	 (MPA_FPDU_MAX / (MPA_MARKER_INTERVAL - MPA_MARKER_SIZE) + 2))
