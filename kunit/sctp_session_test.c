@@ -1821,6 +1821,49 @@ static void sess_test_answer_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
 }
 
+/*
+ * §6.4: an Initiate still with the ULP stops counting against its
+ * listener's limit once the session is over for the peer, however it
+ * ended: by a chunk no legal sequence allows (our Terminate), or with
+ * the association.  The ULP's late answer finds it gone.
+ */
+static void sess_test_request_ends(struct kunit *test)
+{
+	struct sess_test *t = test->priv;
+	struct sw_ddp_sctp_session *s;
+	bool lost = *(const bool *)test->param_value;
+	unsigned long end;
+
+	sess_listen(test, 4);
+	raw_connect(test, true);
+	s = raw_request(test, 3);
+	KUNIT_EXPECT_EQ(test, 1, sess_pending(t->listener));
+	if (lost) {
+		sock_no_linger(t->raw->sk);	/* ABORT */
+		sock_release(t->raw);
+		t->raw = NULL;
+	} else {
+		raw_ctrl(test, t->raw, 3, 1, SCTP_DDP_FUNC_ACCEPT, 0);
+		raw_expect(test, t->raw, 3, 0, SCTP_DDP_FUNC_TERMINATE);
+	}
+	end = jiffies + SESS_WAIT;
+	while (sess_pending(t->listener) && time_before(jiffies, end))
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, 0, sess_pending(t->listener));
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, sess_accept(s, &t->pas, NULL));
+}
+
+static const bool sess_request_ends[] = { false, true };
+
+static void sess_request_ends_desc(const bool *lost, char *desc)
+{
+	strscpy(desc, *lost ? "association lost" : "illegal chunk",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sess_request_ends, sess_request_ends,
+		  sess_request_ends_desc);
+
 /* A poster's thread that sends segments until a send fails. */
 struct sess_poster {
 	struct sw_ddp_sctp_session *s;	/* counted, the thread's */
@@ -2119,6 +2162,7 @@ static struct kunit_case sctp_session_cases[] = {
 	KUNIT_CASE(sess_test_request_refused),
 	KUNIT_CASE(sess_test_peer_gives_up),
 	KUNIT_CASE(sess_test_answer_timeout),
+	KUNIT_CASE_PARAM(sess_test_request_ends, sess_request_ends_gen_params),
 	KUNIT_CASE(sess_test_shared),
 	KUNIT_CASE_PARAM(sess_test_illegal, sess_bad_gen_params),
 	KUNIT_CASE(sess_test_segment_before_accept),

@@ -35,7 +35,6 @@ enum {
 	SCTP_A_EV_STATE,	/* the socket's state changed */
 	SCTP_A_EV_SPACE,	/* room to send a waiting control message */
 	SCTP_A_EV_LISTENER,	/* a listener closed: idle yet? */
-	SCTP_A_EV_ABORT,	/* module exit: go now */
 };
 
 #define SCTP_A_RX_KICKED	0	/* in rx_kicked: a run is due to read */
@@ -930,10 +929,8 @@ static void assoc_run_sessions(struct sw_ddp_sctp_assoc *a)
 		sctp_sess_run(s);
 }
 
-static void assoc_step(struct sw_ddp_sctp_assoc *a, unsigned long ev)
+static void assoc_step(struct sw_ddp_sctp_assoc *a)
 {
-	if (ev & BIT(SCTP_A_EV_ABORT))
-		assoc_down(a, -ECONNRESET, true);
 	if (a->state != SW_DDP_SCTP_A_DOWN)
 		assoc_rx(a);
 	if (a->state == SW_DDP_SCTP_A_SETUP &&
@@ -955,9 +952,10 @@ static void assoc_work(struct work_struct *work)
 
 	mutex_lock(&a->mutex);
 	a->timer_set = false;
-	/* before xchg() takes the events: what arrives later kicks again */
+	/* before the events are taken: what arrives later kicks again */
 	clear_bit(SCTP_A_RX_KICKED, &a->rx_kicked);
-	assoc_step(a, xchg(&a->events, 0));
+	xchg(&a->events, 0);	/* one step serves them all */
+	assoc_step(a);
 	if (a->events)
 		assoc_kick_in(a, 0);
 	else if (a->timer_set)

@@ -116,8 +116,11 @@ struct sw_ddp_sctp_ops {
 		       struct sw_ddp_sctp_session *s);
 	/*
 	 * Active side, once: 0, the Accept came (s->pdata) and segments may
-	 * flow; or the session failed: -ECONNREFUSED (a Reject, s->pdata),
-	 * -ECONNRESET (a Terminate or the association lost), -ETIMEDOUT.
+	 * flow; or the session failed: -ECONNREFUSED (a Reject, s->pdata,
+	 * or the association refused), -ECONNRESET (a Terminate or the
+	 * association lost), -ETIMEDOUT, -EBUSY (no stream id free), or a
+	 * local error: -ENOMEM, -ENOBUFS (no room to hold a chunk of the
+	 * answer's), or SCTP's own error sending the Initiate.
 	 * A non-zero return after 0 ends the session with a Terminate.
 	 */
 	int (*connected)(struct sw_ddp_sctp_session *s, int status);

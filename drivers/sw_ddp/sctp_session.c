@@ -155,10 +155,10 @@ static bool sess_ctrl_proven(struct sw_ddp_sctp_session *s)
 }
 
 /*
- * SCTP refused our Initiate with the association still up (no memory,
- * say): for the peer there is no session, so no chunk of its will free
- * the stream id (as in sess_terminate()).  The connect fails on the
- * association's next run, not at its deadline.
+ * SCTP refused our Initiate for good with the association still up: for
+ * the peer there is no session, so no chunk of its will free the stream
+ * id (as in sess_terminate()).  The connect fails on the association's
+ * next run, not at its deadline.
  */
 static void sess_initiate_failed(struct sw_ddp_sctp_session *s, int err)
 {
@@ -205,6 +205,11 @@ static void sess_ctrl_flush(struct sw_ddp_sctp_session *s)
 	mutex_unlock(&s->tx_mutex);
 	if (err == -EAGAIN) {
 		WRITE_ONCE(a->ctrl_waiting, true);
+		sctp_assoc_poll(a);
+		return;
+	}
+	if (err == -ENOMEM || err == -ENOBUFS) {
+		/* SCTP is short of memory, the association up: try again */
 		sctp_assoc_poll(a);
 		return;
 	}
@@ -378,6 +383,7 @@ static void sess_fail(struct sw_ddp_sctp_session *s)
 		break;
 	case SW_DDP_SCTP_REQUESTED:
 		s->peer_gone = true;
+		sess_unpend(s);		/* no Initiate waits any more (§6.4) */
 		sess_terminate(s);
 		break;
 	case SW_DDP_SCTP_RDMA:
@@ -887,6 +893,7 @@ void sctp_sess_assoc_down(struct sw_ddp_sctp_session *s, int status)
 		break;
 	case SW_DDP_SCTP_REQUESTED:
 		s->peer_gone = true;
+		sess_unpend(s);
 		break;
 	case SW_DDP_SCTP_RDMA:
 		if (!s->fail_pending)
