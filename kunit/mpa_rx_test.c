@@ -668,6 +668,7 @@ static void mpa_rx_stage_long(struct kunit *test)
 		{ 64960, true, SW_DDP_TERM_OK },
 	};
 	struct sink *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u8 *ulpdu = kunit_kmalloc(test, U16_MAX, GFP_KERNEL);
 	struct mpa_rx *rx = rx_new(test);
 	const u32 chunk = 1460;
 	const struct stage_case *c;
@@ -675,9 +676,11 @@ static void mpa_rx_stage_long(struct kunit *test)
 	struct stream *st;
 	int i, spoilt;
 	u32 plen;
+	u16 ulen;
 	bool ok;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
 	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -693,6 +696,11 @@ static void mpa_rx_stage_long(struct kunit *test)
 		KUNIT_ASSERT_LE(test, st->len, MPA_RX_STAGE_MAX);
 		KUNIT_ASSERT_TRUE(test, c->ulpdu_len == U16_MAX ||
 				  st->len == 65480);
+		/* the reference walk agrees */
+		err = mpa_fpdu_validate(st->wire, st->len, &st->cfg, ulpdu,
+					U16_MAX, &ulen);
+		KUNIT_EXPECT_EQ_MSG(test, sw_ddp_term_err_ok(err),
+				    sw_ddp_term_err_ok(c->good), "case %d", i);
 		for (spoilt = 0; spoilt < 2; spoilt++) {
 			err = spoilt ? MPA_ERR_CRC : c->good;
 			ok = sw_ddp_term_err_ok(err);

@@ -149,6 +149,59 @@ static void mpa_tx_too_big(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->tx.seq, seq);
 }
 
+/* @len payload octets over the pages again and again; the bio_vecs used */
+static unsigned int long_payload(struct tx_ctx *c, struct bio_vec *bv,
+				 unsigned int max, u32 len)
+{
+	const u32 chunk = PAGE_SIZE << PAYLOAD_ORDER;
+	unsigned int i;
+
+	for (i = 0; len && i < max; i++, len -= min(len, chunk))
+		bvec_set_page(&bv[i], c->pages, min(len, chunk), 0);
+	return len ? 0 : i;
+}
+
+/*
+ * RFC 5044 "MPA Markers": FPDUPTR has 16 bits.  At 504 octets before a
+ * marker, a ULPDU of 65522 octets frames, its last marker 65528 octets
+ * in; one of 65523 would put a marker 66040 octets in, and fails,
+ * changing nothing.  Neither is longer than mpa_tx_init() sized for.
+ */
+static void mpa_tx_fpduptr_max(struct kunit *test)
+{
+	struct mpa_fpdu_cfg cfg = { .crc = true, .markers = true };
+	u8 hdr[DDP_TAGGED_HDR_LEN] = { 0xc1 };
+	struct tx_ctx *c = tx_ctx_make(test);
+	struct bio_vec bv[5];
+	unsigned int nr;
+	u32 len, seq;
+	int n;
+
+	KUNIT_ASSERT_EQ(test, mpa_tx_init(&c->tx, true, true, 0, U16_MAX,
+					  ARRAY_SIZE(bv)), 0);
+	/* markers at 0 and 512, 520 octets in all */
+	bvec_set_page(&bv[0], c->pages, 492, 0);
+	KUNIT_ASSERT_EQ(test, mpa_tx_frame(&c->tx, hdr, sizeof(hdr), bv, 1,
+					   492), 520);
+	seq = c->tx.seq;
+	KUNIT_ASSERT_EQ(test, mpa_marker_offset(0, seq), 504U);
+
+	len = 65523 - sizeof(hdr);
+	nr = long_payload(c, bv, ARRAY_SIZE(bv), len);
+	KUNIT_ASSERT_GT(test, nr, 0U);
+	KUNIT_EXPECT_EQ(test, mpa_tx_frame(&c->tx, hdr, sizeof(hdr), bv, nr,
+					   len), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, c->tx.seq, seq);
+
+	len--;
+	nr = long_payload(c, bv, ARRAY_SIZE(bv), len);
+	n = mpa_tx_frame(&c->tx, hdr, sizeof(hdr), bv, nr, len);
+	cfg.seq = seq;
+	KUNIT_EXPECT_EQ(test, n, (int)mpa_fpdu_wire_len(&cfg, 65522));
+	KUNIT_ASSERT_EQ(test, c->tx.nr_marks, 128U);
+	KUNIT_EXPECT_EQ(test, mpa_marker_fpduptr(&c->tx.marks[127]), 65528);
+}
+
 /* Payload bio_vecs shorter than the stated length are refused. */
 static void mpa_tx_short_payload(struct kunit *test)
 {
@@ -205,6 +258,7 @@ static struct kunit_case mpa_tx_test_cases[] = {
 	KUNIT_CASE(mpa_tx_crc),
 	KUNIT_CASE(mpa_tx_markers),
 	KUNIT_CASE(mpa_tx_too_big),
+	KUNIT_CASE(mpa_tx_fpduptr_max),
 	KUNIT_CASE(mpa_tx_short_payload),
 	KUNIT_CASE(mpa_tx_short_one_bvec),
 	{}

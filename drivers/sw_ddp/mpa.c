@@ -112,8 +112,11 @@ static u32 mpa_hdr_offset(const struct mpa_fpdu_cfg *cfg)
 	return mpa_first_marker(cfg) ? 0 : MPA_MARKER_SIZE;
 }
 
-/* FPDUPTR of the marker at wire offset @off of this FPDU */
-static u16 mpa_fpduptr(const struct mpa_fpdu_cfg *cfg, u32 off)
+/*
+ * FPDUPTR of the marker at wire offset @off of this FPDU; more than 16
+ * bits hold only in an FPDU longer than any MULPDU allows.
+ */
+static u32 mpa_fpduptr(const struct mpa_fpdu_cfg *cfg, u32 off)
 {
 	return off ? off - mpa_hdr_offset(cfg) : 0;
 }
@@ -226,7 +229,8 @@ static int mpa_build_marker(struct mpa_walker *w, u32 wire_off)
 	struct mpa_builder *b = container_of(w, struct mpa_builder, w);
 	struct mpa_marker m;
 
-	mpa_marker_init(&m, mpa_fpduptr(w->cfg, wire_off));
+	/* past 16 bits it wraps: KUnit builds such FPDUs to be refused */
+	mpa_marker_init(&m, (u16)mpa_fpduptr(w->cfg, wire_off));
 	memcpy(b->out + wire_off, &m, sizeof(m));
 	return 0;
 }
@@ -291,7 +295,10 @@ static int mpa_check_marker(struct mpa_walker *w, u32 wire_off)
 	struct mpa_marker m;
 
 	memcpy(&m, c->wire + wire_off, sizeof(m));
-	/* RFC 5044 "Marker Format": RESERVED is ignored on receive */
+	/*
+	 * RFC 5044 "Marker Format": RESERVED is ignored on receive.  A
+	 * marker further in than 16 bits reach is refused, as by mpa_rx.
+	 */
 	return mpa_marker_fpduptr(&m) == mpa_fpduptr(w->cfg, wire_off) ?
 	       0 : -EPROTO;
 }

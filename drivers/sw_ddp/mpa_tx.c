@@ -62,17 +62,21 @@ static int mpa_tx_push_virt(struct mpa_tx *tx, void *p, u32 len)
 /*
  * RFC 5044 "MPA Markers": one where the sequence space says, FPDUPTR
  * pointing back at this FPDU's ULPDU_Length (0 if it leads the FPDU).
+ * FPDUPTR has 16 bits: an FPDU with a marker further in than that cannot
+ * be framed (only one longer than any MULPDU is), and mpa_rx would
+ * refuse it.
  */
 static int mpa_tx_marker(struct mpa_tx *tx)
 {
+	u32 ptr = tx->fpdu_off ? tx->fpdu_off - tx->hdr_off : 0;
 	struct mpa_marker *m;
 
-	if (tx->nr_marks == tx->max_marks)
+	if (tx->nr_marks == tx->max_marks || ptr > U16_MAX)
 		return -EMSGSIZE;
 	m = &tx->marks[tx->nr_marks++];
 	if (!tx->fpdu_off)
 		tx->hdr_off = MPA_MARKER_SIZE;
-	mpa_marker_init(m, tx->fpdu_off ? tx->fpdu_off - tx->hdr_off : 0);
+	mpa_marker_init(m, ptr);
 	return mpa_tx_push_virt(tx, m, sizeof(*m));
 }
 
@@ -210,7 +214,7 @@ static int mpa_tx_frame_short(struct mpa_tx *tx, u32 hdr_len,
  * The list points into @tx's scratch: send it before the next frame.
  *
  * Return: the FPDU's length on the wire, or -EMSGSIZE if it exceeds
- * what mpa_tx_init() sized the state for.
+ * what mpa_tx_init() sized the state for or a marker's FPDUPTR.
  */
 int mpa_tx_frame(struct mpa_tx *tx, const void *hdr, u32 hdr_len,
 		 const struct bio_vec *payload, unsigned int nr_bv, u32 len)
