@@ -53,7 +53,7 @@ done >> "$all"
 if no_splats "$results/vm"; then
 	echo "ok - vm: no kernel splats" >> "$all"
 else
-	echo "not ok - vm: no kernel splats (see $results/vm/dmesg.log)" >> "$all"
+	echo "not ok - vm: no kernel splats (see $results/vm/kmsg.log)" >> "$all"
 fi
 [ "$(cat "$results/vm/exit-status" 2>/dev/null)" = 0 ] ||
 	echo "not ok - vm: the guest script ended early (see $results/vm/guest.log)" >> "$all"

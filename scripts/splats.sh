@@ -8,13 +8,14 @@ splat_re+='INFO: task|rcu.* stall|self-detected stall|unreferenced object|'
 splat_re+='kmemleak: [0-9]+ new suspected|'
 splat_re+='waiting for .* to become free'
 
-# no_splats DIR: DIR (the VM's results) has a kernel log, and neither it
+# no_splats DIR: DIR (the VM's results) has the kernel log of the whole
+# run (kmsg.log, guest/init), and neither it, the ring buffer's last part
 # nor the console shows any of them.
 no_splats() {
 	local f
-	for f in "$1/dmesg.log" "$1/console.log"; do
+	for f in "$1/kmsg.log" "$1/dmesg.log" "$1/console.log"; do
 		[ -f "$f" ] || continue
 		! grep -E "$splat_re" "$f" || return 1
 	done
-	[ -f "$1/dmesg.log" ]
+	[ -s "$1/kmsg.log" ] && [ -f "$1/dmesg.log" ]
 }

@@ -33,8 +33,12 @@ results=$(realpath "$results")
 # marks it unstable and moves the guest to the HPET, whose every read is
 # an emulated MMIO access.  That happened 40 to 60 s into most bench runs
 # and made every later packet pay for several clock reads.
+#
+# log_buf_len: a kernel ring of 16 MiB, not the config's 128 KiB, so that
+# guest/init's reader of the whole log (kmsg.log) does not fall behind it
+# in a burst, and dmesg.log holds more than the last few minutes.
 append="console=ttyS0,115200 panic=-1 quiet loglevel=4 kunit.enable=1
-	tsc=reliable
+	tsc=reliable log_buf_len=16M
 	root=hostroot rootfstype=9p ro
 	rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose
 	init=$top/scripts/guest/init
