@@ -17,8 +17,8 @@ import re
 import sys
 
 RESULT = re.compile(r'^(\s*)(ok|not ok) (\d+)\s*(?:- )?([^#]*?)\s*(?:#\s*(.*))?$')
-PLAN = re.compile(r'^    1\.\.(\d+)$')
-CASE_DEPTH = 4
+CASE_DEPTH = 4  # a suite's cases; their parameters are indented deeper
+PLAN = re.compile(r'^' + ' ' * CASE_DEPTH + r'1\.\.(\d+)$')
 
 
 def suite_results(path):
@@ -50,7 +50,8 @@ def suite_results(path):
         if not leaf or depth == 0:
             continue
         parent = names.get(depth, suite)
-        label = f'{suite}: {name}' if depth <= 4 else f'{suite}: {parent}: {name}'
+        label = (f'{suite}: {name}' if depth <= CASE_DEPTH
+                 else f'{suite}: {parent}: {name}')
         skip = directive and directive.upper().startswith('SKIP')
         out.append(('ok' if verdict == 'ok' else 'not ok', label, skip))
     if suite_verdict is None:
