@@ -1366,7 +1366,7 @@ static struct sw_ddp_tcp_ep *cm_raw_rdma(struct kunit *test, int rcvbuf)
 #define CM_SENDER_FPDU	(MPA_FPDU_OVERHEAD + 2 + SZ_4K)
 
 /*
- * RFC 5040 §5.3, RFC 1122 §4.2.2.13: a graceful close lets out all that
+ * RFC 5040 §5.4, RFC 1122 §4.2.2.13: a graceful close lets out all that
  * is queued to go though the peer, reading nothing yet (its window shut),
  * keeps sending.  A socket shut for receive, or released with that data
  * unread, would answer it with a reset and drop what is still queued.

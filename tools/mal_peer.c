@@ -175,7 +175,7 @@ static void m_flip_bit(u8 *fpdu, u32 len)
  * buffer (RFC 5041 §7.2: 0x2/0x02).  The Terminate then waits behind
  * megabytes of Read Responses, which we read slowly while our Read
  * Requests keep coming: the close that follows it must not reset the
- * connection before the Terminate is out (RFC 5040 §5.3: the stream's
+ * connection before the Terminate is out (RFC 5040 §5.4: the stream's
  * last message).
  */
 #define FLOOD_READS	8192	/* the first half, then one at each read */

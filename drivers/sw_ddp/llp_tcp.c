@@ -183,7 +183,7 @@ static void tcp_ep_attach_sock(struct sw_ddp_tcp_ep *ep, struct socket *sock,
 
 /*
  * A graceful close lets out what is still queued to go, a Terminate behind
- * Read Responses, say (RFC 5040 §5.3: the stream's last message), though
+ * Read Responses, say (RFC 5040 §5.4: the stream's last message), though
  * the peer keeps sending meanwhile.  A socket shut for receive answers
  * such data with a reset (RFC 1122 §4.2.2.13), and so does one closed
  * with it unread, and the reset drops all not yet sent.  So the socket,
