@@ -1436,6 +1436,170 @@ static void stream_read_resp_llp_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, e->nterm);
 }
 
+/* How end 1 spoils the Read Response it sends (one segment). */
+struct resp_bad_case {
+	const char *name;
+	u32 stag_add;
+	u64 to_add;
+	int len_add;		/* payload octets added, or cut if less */
+	bool bad_stag;		/* Terminate: Invalid STag, else Base/Bounds */
+	enum ib_wc_status status;
+};
+
+static const struct resp_bad_case resp_bad_cases[] = {
+	{ "another STag", 0x100, 0, 0, true, IB_WC_LOC_PROT_ERR },
+	{ "another TO", 0, 8, 0, false, IB_WC_LOC_PROT_ERR },
+	{ "longer than the Read", 0, 0, 16, false, IB_WC_LOC_LEN_ERR },
+	{ "shorter than the Read", 0, 0, -16, false, IB_WC_LOC_LEN_ERR },
+};
+
+static void resp_bad_desc(const struct resp_bad_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(resp_bad, resp_bad_cases, resp_bad_desc);
+
+static unsigned int resp_spoil(struct pipe_end *e, u8 *ulpdu, u32 *len)
+{
+	const struct resp_bad_case *c = e->mutate_priv;
+	struct ddp_tagged_hdr *h = (void *)ulpdu;
+
+	if (ddp_ctrl_tagged(h->ctrl) &&
+	    rdmap_ctrl_opcode(h->rsvdulp) == RDMAP_OP_READ_RESP) {
+		h->stag = cpu_to_be32(be32_to_cpu(h->stag) + c->stag_add);
+		h->to = cpu_to_be64(be64_to_cpu(h->to) + c->to_add);
+		*len += c->len_add;
+	}
+	return 1;
+}
+
+/*
+ * A Read Response that fails its checks fails the Read it answers: the
+ * Read completes with that error, as siw's (a protection error for the
+ * wrong place, a length error for more or less than it asked), not
+ * flushed like the Read posted after it; the responder hears why.
+ */
+static void stream_read_resp_bad(struct kunit *test)
+{
+	const struct resp_bad_case *c = test->param_value;
+	struct stream_fx *sf = sp_fx(test);
+	struct pipe_end *e = &sf->end[1];
+	struct sw_ddp_term_err err = c->bad_stag ? DDP_ERR_T_INVALID_STAG :
+						   DDP_ERR_T_BASE_BOUNDS;
+	struct ib_rdma_wr wr[2] = {};
+	struct ib_sge sge[2];
+	struct ib_wc wc;
+
+	e->ulpdu = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e->ulpdu);
+	e->mutate_priv = (void *)c;
+	e->mutate = resp_spoil;
+	qf_fill(sf->buf[1], SP_BUF_LEN, 3);
+	reads_chain(sf, wr, sge, 2, 64);
+	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &wr[0].wr, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, c->status);
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(err),
+			sw_ddp_term_err_pack(sf->end[0].stream->term));
+	KUNIT_EXPECT_EQ(test, sw_ddp_term_err_pack(err),
+			sw_ddp_term_err_pack(term_received(e)));
+}
+
+/*
+ * The consumer deregisters a Read's Data Sink while the Read Response is
+ * on its way: the response places nothing, and the Read completes with
+ * a protection error, as siw's (RFC 5041 §7.1: Invalid STag to the peer).
+ */
+static void stream_read_sink_gone(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct ib_mr *mr = fast_reg_map(test, sf, 0, 256);
+	struct pipe_end *e = &sf->end[1];
+	struct ib_rdma_wr rd;
+	struct ib_sge sge;
+	struct ib_wc wc;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, reg_mr(sf, mr, IB_ACCESS_LOCAL_WRITE),
+			IB_WC_SUCCESS);
+	memset(sf->buf[0], 0, 256);
+	qf_fill(sf->buf[1], 256, 12);
+	e->cut = 1;		/* the response waits on the wire */
+	sge = (struct ib_sge){ .addr = mr->iova, .length = 256,
+			       .lkey = mr->lkey };
+	rd = (struct ib_rdma_wr){
+		.wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = (uintptr_t)sf->buf[1],
+		.rkey = sf->pd->unsafe_global_rkey,
+	};
+	KUNIT_ASSERT_EQ(test, ib_post_send(sf->end[0].qp, &rd.wr, NULL), 0);
+	for (i = 0; i < 100 && !READ_ONCE(e->kept); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_GT(test, READ_ONCE(e->kept), 0U);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	sf->mr[0] = NULL;
+	sp_deliver_kept(e);
+	e->cut = 0;
+
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[0], &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[0], 0, 256));
+	KUNIT_EXPECT_TRUE(test, sw_ddp_term_err_eq(sf->end[0].stream->term,
+						   DDP_ERR_T_INVALID_STAG));
+}
+
+/*
+ * A stream that failed on its transmit side (recorded here as the engine
+ * records it, the engine held so that neither its Terminate nor the QP's
+ * ERROR has followed yet) receives nothing more: a Write is not placed,
+ * a Send takes no receive, which is flushed with the QP.  RFC 5040: the
+ * Terminate is the stream's last message; siw too receives only in RTS.
+ */
+static void stream_failed_receives_nothing(struct kunit *test)
+{
+	struct stream_fx *sf = sp_fx(test);
+	struct sw_ddp_stream *s = sf->end[1].stream;
+	struct ddp_untagged_hdr sh;
+	struct ddp_tagged_hdr wh;
+	u8 *data = sf->buf[0];
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, post_recv(sf, 1, 64), 0);
+	memset(sf->buf[1], 0, SP_BUF_LEN);
+	qf_fill(data, 64, 8);
+	hold_engine(test, s);
+	KUNIT_ASSERT_TRUE(test, sw_ddp_stream_fail(s,
+						   RDMAP_ERR_LOCAL_CATASTROPHIC,
+						   true));
+	rdmap_tagged_init(&wh, RDMAP_OP_WRITE, true,
+			  sf->pd->unsafe_global_rkey,
+			  (uintptr_t)sf->buf[1] + 128);
+	inject(&sf->end[0], &wh, sizeof(wh), data, 64);
+	rdmap_untagged_init(&sh, RDMAP_OP_SEND, true, 0, 1, 0);
+	inject(&sf->end[0], &sh, sizeof(sh), data, 64);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(to_qp(sf->end[1].qp)->state),
+			SW_DDP_QPS_RTS);
+	rdmap_tx_unlock(s);
+
+	KUNIT_EXPECT_TRUE(test, qf_wait_error(sf->end[1].qp));
+	KUNIT_ASSERT_TRUE(test, qf_poll_one(sf->cq[1], &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_NULL(test, memchr_inv(sf->buf[1], 0, SP_BUF_LEN));
+	KUNIT_EXPECT_EQ(test,
+			sw_ddp_term_err_pack(RDMAP_ERR_LOCAL_CATASTROPHIC),
+			sw_ddp_term_err_pack(term_received(&sf->end[0])));
+}
+
 /*
  * RFC 5040 "Terminate Header": a Read Request refused for its Data Source
  * is quoted whole, its DDP header (D, with its length, M) and its own
@@ -1726,6 +1890,9 @@ static struct kunit_case stream_test_cases[] = {
 	KUNIT_CASE(stream_ird_one_too_many),
 	KUNIT_CASE(stream_ird_free_at_last),
 	KUNIT_CASE(stream_read_resp_llp_fails),
+	KUNIT_CASE_PARAM(stream_read_resp_bad, resp_bad_gen_params),
+	KUNIT_CASE(stream_read_sink_gone),
+	KUNIT_CASE(stream_failed_receives_nothing),
 	KUNIT_CASE(stream_read_refused_quoted),
 	KUNIT_CASE(stream_llp_error_quotes_none),
 	KUNIT_CASE(stream_short_segment_version),

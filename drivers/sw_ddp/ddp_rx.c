@@ -40,14 +40,21 @@ static struct ib_pd *ddp_rx_rqe_pd(struct sw_ddp_stream *s)
 }
 
 /*
- * The consumer moved the QP to ERROR and its WQEs are flushed: no byte
- * more is placed, nothing completes, and no Terminate goes out; the LLP
- * is closing the stream.  Asked before each segment and each piece of
- * one: a segment may arrive in several (TCP).  The QP waits for an
- * upcall under way (llp ops rx_sync) before it flushes.
+ * Nothing more is received once the stream has failed, whichever side
+ * found the error: our Terminate is, or is about to be, the last message
+ * of the stream (RFC 5040 §5.4), which has ended for the QP, though its
+ * move to ERROR (from a work item) is still to come: no Send completes,
+ * no Write lands.  siw too receives only in RTS.  Nor once the consumer
+ * moved the QP to ERROR and its WQEs are flushed: no byte more is placed,
+ * nothing completes, and no Terminate goes out; the LLP is closing the
+ * stream.  Asked before each segment and each piece of one: a segment
+ * may arrive in several (TCP).  The QP waits for an upcall under way
+ * (llp ops rx_sync) before it flushes.
  */
-static bool ddp_rx_qp_error(struct sw_ddp_stream *s)
+static bool ddp_rx_stopped(struct sw_ddp_stream *s)
 {
+	if (unlikely(READ_ONCE(s->failed)))
+		return true;
 	if (likely(READ_ONCE(s->qp->state) != SW_DDP_QPS_ERROR))
 		return false;
 	sw_ddp_stream_fail(s, DDP_ERR_LOCAL_CATASTROPHIC, false);
@@ -67,7 +74,7 @@ static struct sw_ddp_term_err ddp_rx_take_rqe(struct sw_ddp_stream *s)
 	 * segment began (its RQE, if taken, is flushed): no "no buffer"
 	 * Terminate for an abort of our own.
 	 */
-	if (err == -ENOENT && ddp_rx_qp_error(s))
+	if (err == -ENOENT && ddp_rx_stopped(s))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	if (err == -ENOENT)
 		return SW_DDP_TERM_OK;		/* none: "no buffer" below */
@@ -160,6 +167,20 @@ static struct sw_ddp_term_err ddp_rx_untagged_begin(struct sw_ddp_stream *s)
 	return err;
 }
 
+/*
+ * A tagged segment's target refused it (RFC 5041 §7.1).  For a Read
+ * Response that target is our own Data Sink, which the consumer has
+ * invalidated or deregistered since it posted the Read: the Read fails
+ * with a protection error, as siw's does.
+ */
+static struct sw_ddp_term_err ddp_rx_tagged_err(struct sw_ddp_stream *s,
+						enum sw_ddp_mem_err e)
+{
+	if (s->seg.op == RDMAP_OP_READ_RESP)
+		s->seg.read_fail = IB_WC_LOC_PROT_ERR;
+	return ddp_stag_err(e);
+}
+
 /* Resolve the target STag; ddp_rx_place_tagged() checks the access. */
 static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 {
@@ -186,7 +207,7 @@ static struct sw_ddp_term_err ddp_rx_tagged_begin(struct sw_ddp_stream *s)
 	 */
 	seg->mr = sw_ddp_mem_get(s->sdev, ddp_tagged_stag(h));
 	if (!seg->mr)
-		return ddp_stag_err(SW_DDP_MEM_INVALID_STAG);
+		return ddp_rx_tagged_err(s, SW_DDP_MEM_INVALID_STAG);
 	return SW_DDP_TERM_OK;
 }
 
@@ -198,7 +219,7 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 	struct sw_ddp_rx_seg *seg = &s->seg;
 	struct sw_ddp_term_err err;
 
-	if (ddp_rx_qp_error(s))
+	if (ddp_rx_stopped(s))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	if (hdr_len > sizeof(seg->hdr))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
@@ -210,6 +231,7 @@ static struct sw_ddp_term_err ddp_rx_begin(void *upper, const void *hdr,
 	seg->done = 0;
 	seg->mr = NULL;
 	seg->rtr = false;
+	seg->read_fail = IB_WC_SUCCESS;
 	seg->op = rdmap_ctrl_opcode(seg->hdr[1]);
 	seg->last = ddp_ctrl_last(seg->hdr[0]);
 
@@ -266,7 +288,7 @@ static struct sw_ddp_term_err ddp_rx_place_tagged(struct sw_ddp_stream *s,
 	}
 	sw_ddp_mem_unlock(seg->mr);
 	if (e)
-		return ddp_stag_err(e);
+		return ddp_rx_tagged_err(s, e);
 	return err ? DDP_ERR_LOCAL_CATASTROPHIC : SW_DDP_TERM_OK;
 }
 
@@ -292,7 +314,7 @@ static struct sw_ddp_term_err ddp_rx_payload(void *upper,
 	struct sw_ddp_rx_seg *seg = &s->seg;
 	struct sw_ddp_term_err err = DDP_ERR_LOCAL_CATASTROPHIC;
 
-	if (ddp_rx_qp_error(s))
+	if (ddp_rx_stopped(s))
 		return err;
 	switch (seg->op) {
 	case RDMAP_OP_WRITE:
@@ -323,7 +345,7 @@ static struct sw_ddp_term_err ddp_rx_end_seg(struct sw_ddp_stream *s)
 		sw_ddp_mem_put(seg->mr);
 		seg->mr = NULL;
 	}
-	if (ddp_rx_qp_error(s))
+	if (ddp_rx_stopped(s))
 		return DDP_ERR_LOCAL_CATASTROPHIC;
 	if (unlikely(seg->rtr))
 		return rdmap_rtr_rx_end(s);
@@ -390,6 +412,12 @@ static void ddp_rx_error(void *upper, struct sw_ddp_term_err err)
 	     sw_ddp_term_err_eq(err, DDP_ERR_UT_INVALID_MO)))
 		rdmap_rx_send_fail(s, IB_WC_LOC_LEN_ERR);
 	sw_ddp_stream_fail_rx(s, err);
+	/*
+	 * So does the Read a failed Read Response answered, once the engine
+	 * sends no more: its ORD slot frees, a fence may no longer wait.
+	 */
+	if (s->seg.read_fail != IB_WC_SUCCESS)
+		rdmap_rx_read_resp_fail(s, s->seg.read_fail);
 }
 
 /*

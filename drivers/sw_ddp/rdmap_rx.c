@@ -121,11 +121,19 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s)
 	 */
 	if (!s->seg.len)
 		return SW_DDP_TERM_OK;
-	if (ddp_tagged_stag(h) != rd->req.sink_stag)
+	/* Each fails the Read too: ddp_rx_error() completes it so. */
+	if (ddp_tagged_stag(h) != rd->req.sink_stag) {
+		s->seg.read_fail = IB_WC_LOC_PROT_ERR;
 		return DDP_ERR_T_INVALID_STAG;
-	if (s->seg.to != rd->req.sink_to + rd->done ||
-	    s->seg.len > rd->req.size - rd->done)
+	}
+	if (s->seg.to != rd->req.sink_to + rd->done) {
+		s->seg.read_fail = IB_WC_LOC_PROT_ERR;
 		return DDP_ERR_T_BASE_BOUNDS;
+	}
+	if (s->seg.len > rd->req.size - rd->done) {
+		s->seg.read_fail = IB_WC_LOC_LEN_ERR;	/* as siw's */
+		return DDP_ERR_T_BASE_BOUNDS;
+	}
 	return SW_DDP_TERM_OK;
 }
 
@@ -147,8 +155,10 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 	rd->done += s->seg.len;
 	if (!s->seg.last)
 		return SW_DDP_TERM_OK;
-	if (rd->done != rd->req.size)
+	if (rd->done != rd->req.size) {
+		s->seg.read_fail = IB_WC_LOC_LEN_ERR;
 		return DDP_ERR_T_BASE_BOUNDS;
+	}
 	done = *rd;
 	spin_lock_bh(&s->lock);
 	s->ord_get++;
@@ -177,6 +187,29 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 	if (kick || sw_ddp_sq_pending(s->qp))
 		sw_ddp_stream_kick_away(s);
 	return SW_DDP_TERM_OK;
+}
+
+/*
+ * The Read Response in hand failed its checks, or could not be placed:
+ * the oldest Read, which it answers, completes with @status now, as
+ * siw's does, not flushed like the work requests after it, so that the
+ * consumer sees which one failed and how.  It leaves the ORD; the stream
+ * fails with it (ddp_rx_error()), and a CQE lost to a full CQ changes
+ * nothing.
+ */
+void rdmap_rx_read_resp_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
+{
+	struct sw_ddp_read *rd = rdmap_rx_ord_head(s);
+	struct sw_ddp_read failed;
+
+	if (!rd)
+		return;
+	failed = *rd;
+	spin_lock_bh(&s->lock);
+	s->ord_get++;
+	spin_unlock_bh(&s->lock);
+	if (!failed.rtr)
+		sw_ddp_sq_complete(s->qp, failed.sq_seq, failed.done, status);
 }
 
 /* The peer terminated the stream: no Terminate goes back (RFC 5040). */

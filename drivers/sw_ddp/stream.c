@@ -275,6 +275,7 @@ static bool sw_ddp_stream_record(struct sw_ddp_stream *s,
 		return failed;
 	}
 	s->term = err;
+	WRITE_ONCE(s->failed, true);
 	s->term_pending = send;
 	if (hdr) {
 		/* the DDP header, and a Read Request's own after it */

@@ -61,6 +61,7 @@ struct sw_ddp_rx_seg {
 	u64 to;
 	u32 qn, msn, mo;
 	bool rtr;			/* the RFC 6581 RTR: not the consumer's */
+	enum ib_wc_status read_fail;	/* a Read Response failed its Read so */
 };
 
 struct sw_ddp_stream {
@@ -92,6 +93,7 @@ struct sw_ddp_stream {
 	u8 term_hdr[DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN];
 	u32 term_hdr_len, term_seg_len;
 	bool term_pending;		/* term set, not yet sent */
+	bool failed;			/* term set: nothing more received */
 	bool dead;			/* no more traffic either way */
 	struct bio_vec *bv;		/* payload of one segment */
 	unsigned int max_bv;
@@ -163,7 +165,8 @@ static inline u32 sw_ddp_sge_from_siw(const struct siw_sge *in, u32 n,
 /*
  * The stream failed (any context): remember the first error, send it in a
  * Terminate unless @send is false (the LLP is gone, or the peer sent the
- * Terminate), and take the QP to ERROR with an async event.  Returns
+ * Terminate), and take the QP to ERROR with an async event.  No segment
+ * is received from then on.  Returns
  * false if the stream's teardown began first: then the caller fails the
  * QP itself, if need be.
  */
@@ -180,6 +183,8 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s);
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s);
 void rdmap_rx_terminate(struct sw_ddp_stream *s);
 int rdmap_rx_send_fail(struct sw_ddp_stream *s, enum ib_wc_status status);
+void rdmap_rx_read_resp_fail(struct sw_ddp_stream *s,
+			     enum ib_wc_status status);
 void rdmap_rx_flush(struct sw_ddp_stream *s);
 
 /* rdmap_rtr.c: the RFC 6581 RTR, sent (tx work) or taken (rx). */
