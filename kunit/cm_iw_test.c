@@ -243,6 +243,58 @@ static void cm_iw_connect_close(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, qf_state(test, t->qp));
 }
 
+/*
+ * iw_cm's own handler for the active cm_id, and how many successful
+ * CONNECT_REPLYs with private data it was kept from: iw_cm refuses one
+ * whose data its GFP_ATOMIC copy fails for.
+ */
+static int (*iw_real_handler)(struct iw_cm_id *id, struct iw_cm_event *e);
+static int iw_refused;
+
+static int iw_refuse_reply(struct iw_cm_id *id, struct iw_cm_event *e)
+{
+	if (e->event == IW_CM_EVENT_CONNECT_REPLY && !e->status &&
+	    e->private_data_len) {
+		iw_refused++;
+		return -ENOMEM;
+	}
+	return iw_real_handler(id, e);
+}
+
+/*
+ * A CONNECT_REPLY iw_cm refuses (above) fails the connection: without
+ * the reply its cm_id would wait in CONN_SENT for good, and destroying
+ * it would hang.  The active side hears -ENOMEM, without the data, its
+ * QP leaves the stream and goes to ERROR; the passive side is reset.
+ */
+static void cm_iw_reply_refused(struct kunit *test)
+{
+	struct iw_test *t = iw_setup(test);
+	struct iw_cm_conn_param p = {
+		.private_data = "ok", .private_data_len = 2,
+		.ird = 3, .ord = 2, .qpn = t->qp->qp_num,
+	};
+	int i;
+
+	iw_refused = 0;
+	iw_real_handler = t->aid->event_handler;
+	t->aid->event_handler = iw_refuse_reply;
+	iw_connect(test, t);
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_accept(t->pas.req_id, &p));
+	i = iw_wait(test, &t->act, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, -ENOMEM, t->act.ev[i].status);
+	KUNIT_EXPECT_EQ(test, 0, t->act.ev[i].pdata_len);
+	KUNIT_EXPECT_EQ(test, 1, iw_refused);
+	KUNIT_EXPECT_NULL(test, to_qp(t->qa)->llp);
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, qf_state(test, t->qa));
+	i = iw_wait(test, &t->pas, IW_CM_EVENT_CLOSE);
+	KUNIT_EXPECT_EQ(test, -ECONNRESET, t->pas.ev[i].status);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, 1, t->act.n);
+	iw_destroy_cm_id(t->aid);	/* does not wait: iw_cm had its reply */
+	t->aid = NULL;
+}
+
 /* Reject with private data: CONNECT_REPLY -ECONNREFUSED carries it. */
 static void cm_iw_reject(struct kunit *test)
 {
@@ -825,6 +877,7 @@ static struct kunit_case cm_iw_test_cases[] = {
 	KUNIT_CASE(cm_iw_get_qp_then_destroy),
 	KUNIT_CASE(cm_iw_second_answer),
 	KUNIT_CASE(cm_iw_reply_first),
+	KUNIT_CASE(cm_iw_reply_refused),
 	KUNIT_CASE(cm_iw_request_ird_ord),
 	KUNIT_CASE(cm_iw_request_pdata_too_long),
 	KUNIT_CASE(cm_iw_accept_pdata_too_long),

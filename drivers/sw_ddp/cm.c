@@ -96,27 +96,46 @@ static void cm_addrs(struct sw_ddp_tcp_ep *ep, struct iw_cm_event *ev)
 	kernel_getpeername(ep->sock, (struct sockaddr *)&ev->remote_addr);
 }
 
-static void cm_event(struct sw_ddp_cep *cep, enum iw_cm_event_type type,
-		     int status)
+/*
+ * Return: 0, or why iw_cm refused a CONNECT_REPLY with success for its
+ * private data (it copies it with GFP_ATOMIC); the caller then fails the
+ * connection.  A failure's reply goes again without the data, which iw_cm
+ * always takes: one it never had would leave its cm_id waiting for good.
+ * No other event can be refused (iw_cm keeps an entry for each).
+ */
+static int cm_event(struct sw_ddp_cep *cep, enum iw_cm_event_type type,
+		    int status)
 {
 	struct sw_ddp_tcp_ep *ep = cep->ep;
 	struct iw_cm_event ev = { .event = type, .status = status };
+	int err;
 
 	if (type == IW_CM_EVENT_CONNECT_REPLY ||
 	    type == IW_CM_EVENT_ESTABLISHED) {
 		ev.ird = min_t(u16, ep->conn.ird, U8_MAX);
 		ev.ord = min_t(u16, ep->conn.ord, U8_MAX);
 	}
-	/* a u8 length: what it cannot carry whole is not given (see below) */
+	/*
+	 * A success's or a rejection's private data; a u8 length: what it
+	 * cannot carry whole is not given (see below).
+	 */
 	if (type == IW_CM_EVENT_CONNECT_REPLY) {
 		cm_addrs(ep, &ev);
-		if (ep->peer.pdata_len <= U8_MAX) {
+		if ((!status || status == -ECONNREFUSED) &&
+		    ep->peer.pdata_len <= U8_MAX) {
 			ev.private_data = (void *)ep->peer.pdata;
 			ev.private_data_len = ep->peer.pdata_len;
 		}
 	}
-	if (cep->cm_id->event_handler(cep->cm_id, &ev))
+	err = cep->cm_id->event_handler(cep->cm_id, &ev);
+	if (err && status && ev.private_data_len) {
+		ev.private_data = NULL;
+		ev.private_data_len = 0;
+		err = cep->cm_id->event_handler(cep->cm_id, &ev);
+	}
+	if (err)
 		pr_warn_ratelimited("sw_ddp: iw_cm event %d lost\n", type);
+	return err;
 }
 
 /*
@@ -204,8 +223,13 @@ static int cm_connected(struct sw_ddp_tcp_ep *ep, int status)
 	cep->ep = ep;
 	if (!err) {
 		cep->established = true;
-		cm_event(cep, IW_CM_EVENT_CONNECT_REPLY, 0);
-		return 0;
+		err = cm_event(cep, IW_CM_EVENT_CONNECT_REPLY, 0);
+		if (!err)
+			return 0;
+		/* a reset, with no FIN first that the peer takes for a close */
+		cep->established = false;
+		sw_ddp_tcp_data_stop(ep, true);
+		sw_ddp_qp_llp_detach(cep->qp);
 	}
 	cm_event(cep, IW_CM_EVENT_CONNECT_REPLY, err);
 	if (cm_cep_end(cep))

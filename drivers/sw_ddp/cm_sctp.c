@@ -50,11 +50,13 @@ static struct net *sctp_cm_net(struct ib_device *ibdev)
 	return net;
 }
 
-static void sctp_cm_event(struct sctp_cep *cep, struct sw_ddp_sctp_session *s,
-			  enum iw_cm_event_type type, int status)
+/* Return: as cm.c's cm_event(), which says why. */
+static int sctp_cm_event(struct sctp_cep *cep, struct sw_ddp_sctp_session *s,
+			 enum iw_cm_event_type type, int status)
 {
 	struct sw_ddp_sctp_assoc *a = s->assoc;
 	struct iw_cm_event ev = { .event = type, .status = status };
+	int err;
 
 	if (type == IW_CM_EVENT_CONNECT_REPLY ||
 	    type == IW_CM_EVENT_ESTABLISHED) {
@@ -73,8 +75,15 @@ static void sctp_cm_event(struct sctp_cep *cep, struct sw_ddp_sctp_session *s,
 			ev.private_data_len = s->pdata_len;
 		}
 	}
-	if (cep->cm_id->event_handler(cep->cm_id, &ev))
+	err = cep->cm_id->event_handler(cep->cm_id, &ev);
+	if (err && status && ev.private_data_len) {
+		ev.private_data = NULL;
+		ev.private_data_len = 0;
+		err = cep->cm_id->event_handler(cep->cm_id, &ev);
+	}
+	if (err)
 		pr_warn_ratelimited("sw_ddp: iw_cm event %d lost\n", type);
+	return err;
 }
 
 /* The connection is over for iw_cm: drop what it held. */
@@ -136,8 +145,11 @@ static int sctp_cm_connected(struct sw_ddp_sctp_session *s, int status)
 					   cep->ord);
 	if (!err) {
 		cep->established = true;
-		sctp_cm_event(cep, s, IW_CM_EVENT_CONNECT_REPLY, 0);
-		return 0;
+		err = sctp_cm_event(cep, s, IW_CM_EVENT_CONNECT_REPLY, 0);
+		if (!err)
+			return 0;
+		cep->established = false;
+		sw_ddp_qp_llp_detach(cep->qp);
 	}
 	sctp_cm_event(cep, s, IW_CM_EVENT_CONNECT_REPLY, err);
 	sctp_cep_end(cep);
