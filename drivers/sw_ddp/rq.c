@@ -291,15 +291,14 @@ int sw_ddp_rq_get(struct sw_ddp_qp *qp, struct siw_rqe *rqe)
 	} else if (!err) {
 		rq->held = true;
 		rq->held_id = rqe->id;
+	} else if (err == -EINVAL) {
+		/* in the section that took it: no flush's CQE goes first */
+		rq_wc(qp, rqe->id, IB_WC_LOC_QP_OP_ERR, &wc);
+		sw_ddp_cq_add(qp_rcq(qp), &wc, &notify);
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (notify)
 		sw_ddp_cq_notify(qp_rcq(qp));
-
-	if (err == -EINVAL) {
-		rq_wc(qp, rqe->id, IB_WC_LOC_QP_OP_ERR, &wc);
-		sw_ddp_cq_post(qp_rcq(qp), &wc);
-	}
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sw_ddp_rq_get);
