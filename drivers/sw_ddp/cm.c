@@ -96,19 +96,40 @@ static void cm_addrs(struct sw_ddp_tcp_ep *ep, struct iw_cm_event *ev)
 	kernel_getpeername(ep->sock, (struct sockaddr *)&ev->remote_addr);
 }
 
-/*
- * Return: 0, or why iw_cm refused a CONNECT_REPLY with success for its
- * private data (it copies it with GFP_ATOMIC); the caller then fails the
- * connection.  A failure's reply goes again without the data, which iw_cm
- * always takes: one it never had would leave its cm_id waiting for good.
- * No other event can be refused (iw_cm keeps an entry for each).
+/**
+ * sw_ddp_cm_upcall() - hand iw_cm an event for its cm_id
+ * @id: the cm_id
+ * @ev: the event
+ *
+ * iw_cm copies a CONNECT_REPLY's private data with GFP_ATOMIC, and
+ * refuses the event if it cannot: a reply it never had would leave its
+ * cm_id waiting for good.  A failure's reply goes again without the data,
+ * which iw_cm always takes; a success's cannot go without it.  No other
+ * event can be refused (iw_cm keeps an entry for each).
+ *
+ * Return: 0, or why iw_cm refused a success: the caller fails the
+ * connection instead, and says so with a failure's reply.
  */
+int sw_ddp_cm_upcall(struct iw_cm_id *id, struct iw_cm_event *ev)
+{
+	int err = id->event_handler(id, ev);
+
+	if (err && ev->status && ev->private_data_len) {
+		ev->private_data = NULL;
+		ev->private_data_len = 0;
+		err = id->event_handler(id, ev);
+	}
+	if (err)
+		pr_warn_ratelimited("sw_ddp: iw_cm event %d lost\n", ev->event);
+	return err;
+}
+
+/* Return: as sw_ddp_cm_upcall(). */
 static int cm_event(struct sw_ddp_cep *cep, enum iw_cm_event_type type,
 		    int status)
 {
 	struct sw_ddp_tcp_ep *ep = cep->ep;
 	struct iw_cm_event ev = { .event = type, .status = status };
-	int err;
 
 	if (type == IW_CM_EVENT_CONNECT_REPLY ||
 	    type == IW_CM_EVENT_ESTABLISHED) {
@@ -127,15 +148,7 @@ static int cm_event(struct sw_ddp_cep *cep, enum iw_cm_event_type type,
 			ev.private_data_len = ep->peer.pdata_len;
 		}
 	}
-	err = cep->cm_id->event_handler(cep->cm_id, &ev);
-	if (err && status && ev.private_data_len) {
-		ev.private_data = NULL;
-		ev.private_data_len = 0;
-		err = cep->cm_id->event_handler(cep->cm_id, &ev);
-	}
-	if (err)
-		pr_warn_ratelimited("sw_ddp: iw_cm event %d lost\n", type);
-	return err;
+	return sw_ddp_cm_upcall(cep->cm_id, &ev);
 }
 
 /*

@@ -27,6 +27,9 @@ int sw_ddp_sctp_iw_reject(struct iw_cm_id *id, const void *pdata,
 int sw_ddp_sctp_iw_create_listen(struct iw_cm_id *id, int backlog);
 int sw_ddp_sctp_iw_destroy_listen(struct iw_cm_id *id);
 
+/* cm.c, for both: an event to iw_cm, which may refuse a CONNECT_REPLY */
+int sw_ddp_cm_upcall(struct iw_cm_id *id, struct iw_cm_event *ev);
+
 /*
  * The request a CONNECT_REQUEST handed up as provider_data, taken by the
  * ULP's answer.  iw_cm passes on an accept or reject as long as it has

@@ -50,13 +50,12 @@ static struct net *sctp_cm_net(struct ib_device *ibdev)
 	return net;
 }
 
-/* Return: as cm.c's cm_event(), which says why. */
+/* Return: as sw_ddp_cm_upcall(). */
 static int sctp_cm_event(struct sctp_cep *cep, struct sw_ddp_sctp_session *s,
 			 enum iw_cm_event_type type, int status)
 {
 	struct sw_ddp_sctp_assoc *a = s->assoc;
 	struct iw_cm_event ev = { .event = type, .status = status };
-	int err;
 
 	if (type == IW_CM_EVENT_CONNECT_REPLY ||
 	    type == IW_CM_EVENT_ESTABLISHED) {
@@ -75,15 +74,7 @@ static int sctp_cm_event(struct sctp_cep *cep, struct sw_ddp_sctp_session *s,
 			ev.private_data_len = s->pdata_len;
 		}
 	}
-	err = cep->cm_id->event_handler(cep->cm_id, &ev);
-	if (err && status && ev.private_data_len) {
-		ev.private_data = NULL;
-		ev.private_data_len = 0;
-		err = cep->cm_id->event_handler(cep->cm_id, &ev);
-	}
-	if (err)
-		pr_warn_ratelimited("sw_ddp: iw_cm event %d lost\n", type);
-	return err;
+	return sw_ddp_cm_upcall(cep->cm_id, &ev);
 }
 
 /* The connection is over for iw_cm: drop what it held. */
