@@ -413,8 +413,8 @@ static void ddp_rx_error(void *upper, struct sw_ddp_term_err err)
 		rdmap_rx_send_fail(s, IB_WC_LOC_LEN_ERR);
 	sw_ddp_stream_fail_rx(s, err);
 	/*
-	 * So does the Read a failed Read Response answered, once the engine
-	 * sends no more: its ORD slot frees, a fence may no longer wait.
+	 * A failed Read Response fails its Read, once the engine sends no
+	 * more: that frees its ORD slot, for which a fence may be waiting.
 	 */
 	if (s->seg.read_fail != IB_WC_SUCCESS)
 		rdmap_rx_read_resp_fail(s, s->seg.read_fail);

@@ -193,9 +193,9 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
  * The Read Response in hand failed its checks, or could not be placed:
  * the oldest Read, which it answers, completes with @status now, as
  * siw's does, not flushed like the work requests after it, so that the
- * consumer sees which one failed and how.  It leaves the ORD; the stream
- * fails with it (ddp_rx_error()), and a CQE lost to a full CQ changes
- * nothing.
+ * consumer sees which one failed and how.  It leaves the ORD.  The
+ * stream has failed already (ddp_rx_error()), so a CQE lost to a full CQ
+ * changes nothing.
  */
 void rdmap_rx_read_resp_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
 {
