@@ -235,12 +235,12 @@ static int cm_connected(struct sw_ddp_tcp_ep *ep, int status)
 					   ep->conn.ord);
 	cep->ep = ep;
 	if (!err) {
-		cep->established = true;
 		err = cm_event(cep, IW_CM_EVENT_CONNECT_REPLY, 0);
-		if (!err)
+		if (!err) {
+			cep->established = true;
 			return 0;
+		}
 		/* a reset, with no FIN first that the peer takes for a close */
-		cep->established = false;
 		sw_ddp_tcp_data_stop(ep, true);
 		sw_ddp_qp_llp_detach(cep->qp);
 	}

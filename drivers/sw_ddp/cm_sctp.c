@@ -135,11 +135,11 @@ static int sctp_cm_connected(struct sw_ddp_sctp_session *s, int status)
 		err = sw_ddp_qp_llp_attach(cep->qp, &s->llp, cep->ird,
 					   cep->ord);
 	if (!err) {
-		cep->established = true;
 		err = sctp_cm_event(cep, s, IW_CM_EVENT_CONNECT_REPLY, 0);
-		if (!err)
+		if (!err) {
+			cep->established = true;
 			return 0;
-		cep->established = false;
+		}
 		sw_ddp_qp_llp_detach(cep->qp);
 	}
 	sctp_cm_event(cep, s, IW_CM_EVENT_CONNECT_REPLY, err);

@@ -138,12 +138,31 @@ struct sw_ddp_term_err rdmap_rx_read_resp_begin(struct sw_ddp_stream *s)
 }
 
 /*
- * The last Read Response segment has landed: complete the Read.  Its slot
- * is the transmit side's again once ord_get moves, so what completion
- * needs is taken first.  A Read with Local Invalidate invalidates its
- * Data Sink's STag before it completes; if it cannot (the consumer's
- * error, not the peer's), the Read completes in error and the stream
- * ends, as for any local work request that fails.
+ * The oldest Read @rd leaves the ORD, copied to @out first: its slot is
+ * the transmit side's again once ord_get moves.  Returns whether an SQE
+ * was waiting for that slot.
+ */
+static bool rdmap_rx_ord_pop(struct sw_ddp_stream *s,
+			     const struct sw_ddp_read *rd,
+			     struct sw_ddp_read *out)
+{
+	bool waited;
+
+	*out = *rd;
+	spin_lock_bh(&s->lock);
+	s->ord_get++;
+	waited = s->ord_wait;
+	s->ord_wait = false;
+	spin_unlock_bh(&s->lock);
+	return waited;
+}
+
+/*
+ * The last Read Response segment has landed: complete the Read.  A Read
+ * with Local Invalidate invalidates its Data Sink's STag before it
+ * completes; if it cannot (the consumer's error, not the peer's), the
+ * Read completes in error and the stream ends, as for any local work
+ * request that fails.
  */
 struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 {
@@ -159,12 +178,7 @@ struct sw_ddp_term_err rdmap_rx_read_resp_done(struct sw_ddp_stream *s)
 		s->seg.read_fail = IB_WC_LOC_LEN_ERR;
 		return DDP_ERR_T_BASE_BOUNDS;
 	}
-	done = *rd;
-	spin_lock_bh(&s->lock);
-	s->ord_get++;
-	kick = s->ord_wait;
-	s->ord_wait = false;
-	spin_unlock_bh(&s->lock);
+	kick = rdmap_rx_ord_pop(s, rd, &done);
 	if (done.inval && sw_ddp_mem_invalidate(s->sdev, s->qp->base.pd,
 						done.inval_stag))
 		status = IB_WC_LOC_PROT_ERR;
@@ -204,10 +218,7 @@ void rdmap_rx_read_resp_fail(struct sw_ddp_stream *s, enum ib_wc_status status)
 
 	if (!rd)
 		return;
-	failed = *rd;
-	spin_lock_bh(&s->lock);
-	s->ord_get++;
-	spin_unlock_bh(&s->lock);
+	rdmap_rx_ord_pop(s, rd, &failed);	/* no kick: the stream failed */
 	if (!failed.rtr)
 		sw_ddp_sq_complete(s->qp, failed.sq_seq, failed.done, status);
 }
